@@ -1,0 +1,426 @@
+//! The body's structure (`language.md` §1.4): the one H1, the section tree,
+//! executable blocks, off-walk and comment markers, and their errors.
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::diagnostic::{Diagnostic, ParseKind};
+use crate::document::{Body, Heading, LuaBlock, Section};
+use crate::line_index::LineIndex;
+use crate::lua::LuaSyntaxError;
+
+/// The message for a body without exactly one H1 in the right place.
+pub const ONE_H1: &str = "a prompt has exactly one H1 title";
+/// The message for a `lua shared` block outside the H1 body.
+pub const SHARED_OUTSIDE_H1: &str = "lua shared blocks belong to the H1 body";
+
+/// `heading level skipped: "{heading}" is an H{n} under an H{m}`.
+pub fn level_skipped(heading: &str, level: u8, parent: u8) -> String {
+    format!("heading level skipped: \"{heading}\" is an H{level} under an H{parent}")
+}
+
+/// `duplicate section "{heading}": also at line {line}` (`line` 1-based).
+pub fn duplicate_section(heading: &str, line: u32) -> String {
+    format!("duplicate section \"{heading}\": also at line {line}")
+}
+
+/// The body part of a [`crate::Document`].
+#[derive(Debug, Default)]
+pub struct BodyModel {
+    /// The H1 title.
+    pub title: Option<Heading>,
+    /// The H1 body.
+    pub h1_body: Body,
+    /// The section tree.
+    pub sections: Vec<Section>,
+    /// The executable blocks that run.
+    pub lua_blocks: Vec<LuaBlock>,
+}
+
+/// What the analysis needs besides the tree.
+pub struct BodyContext<'a> {
+    /// The whole file text.
+    pub text: &'a str,
+    /// Its line index.
+    pub line_index: &'a LineIndex,
+    /// Byte offset where the body starts (the end of the frontmatter).
+    pub start: usize,
+}
+
+/// One block-level item of the body, read off the tree.
+enum Item {
+    Heading(Heading),
+    Fence {
+        range: Range<usize>,
+        opener: Range<usize>,
+        code: Range<usize>,
+    },
+    Break(Range<usize>),
+    Paragraph(Range<usize>),
+}
+
+impl Item {
+    fn start(&self) -> usize {
+        match self {
+            Item::Heading(h) => h.line_range.start,
+            Item::Fence { range, .. } | Item::Break(range) | Item::Paragraph(range) => range.start,
+        }
+    }
+}
+
+/// A section while the tree is being built: flat, with its parent's index.
+struct FlatSection {
+    heading: Heading,
+    off_walk: bool,
+    body: Body,
+    parent: Option<usize>,
+    end: usize,
+}
+
+/// Which body the items being read belong to.
+#[derive(Clone, Copy, PartialEq)]
+enum Current {
+    H1,
+    Section(usize),
+}
+
+/// Per-body reading state.
+#[derive(Default)]
+struct BodyState {
+    seen_content: bool,
+    commented: bool,
+}
+
+/// Analyses the body below the frontmatter: builds the section tree, collects the
+/// executable blocks, checks each with `check_lua` and reports every structure and
+/// Lua error.
+pub fn analyze(
+    ctx: &BodyContext<'_>,
+    root: Node<'_>,
+    check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> BodyModel {
+    let items = read_items(ctx, root);
+    let mut builder = Builder {
+        ctx,
+        model: BodyModel::default(),
+        flat: Vec::new(),
+        stack: Vec::new(),
+        current: Current::H1,
+        state: BodyState::default(),
+        diagnostics,
+    };
+    builder.check_h1_placement(&items);
+    let first_h1 = items
+        .iter()
+        .position(|i| matches!(i, Item::Heading(h) if h.level == 1));
+    for (index, item) in items.into_iter().enumerate() {
+        builder.read(item, Some(index) == first_h1, check_lua);
+    }
+    builder.finish()
+}
+
+fn node_text<'t>(text: &'t str, node: Node<'_>) -> &'t str {
+    text.get(node.byte_range()).unwrap_or("")
+}
+
+fn read_items(ctx: &BodyContext<'_>, root: Node<'_>) -> Vec<Item> {
+    let mut items = Vec::new();
+    let mut cursor = root.walk();
+    for node in root.named_children(&mut cursor) {
+        if node.start_byte() < ctx.start || node.kind() == "frontmatter" {
+            continue;
+        }
+        let range = node.byte_range();
+        let item = match node.kind() {
+            "atx_heading" => Item::Heading(read_heading(ctx, node)),
+            "fenced_code_block" => {
+                let opener = child_of_kind(node, "fence_open").map_or(range.clone(), |n| n.byte_range());
+                let code = match child_of_kind(node, "code_content") {
+                    Some(code) => code.byte_range(),
+                    None => {
+                        let at = child_of_kind(node, "fence_close").map_or(range.end, |n| n.start_byte());
+                        at..at
+                    }
+                };
+                Item::Fence {
+                    range,
+                    opener,
+                    code,
+                }
+            }
+            "thematic_break" => Item::Break(range),
+            _ => Item::Paragraph(range),
+        };
+        items.push(item);
+    }
+    items
+}
+
+fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
+    found
+}
+
+fn read_heading(ctx: &BodyContext<'_>, node: Node<'_>) -> Heading {
+    let line_range = node.byte_range();
+    let marker = node.child_by_field_name("marker");
+    let level = marker.map_or(1, |m| m.byte_range().len()).clamp(1, 6) as u8;
+    let marker_end = marker.map_or(line_range.start, |m| m.end_byte());
+    let (text, text_range) = match node.child_by_field_name("content") {
+        Some(content) => (node_text(ctx.text, content).to_owned(), content.byte_range()),
+        None => (String::new(), marker_end..marker_end),
+    };
+    Heading {
+        level,
+        text,
+        line: ctx.line_index.line_of(line_range.start),
+        line_range,
+        text_range,
+    }
+}
+
+struct Builder<'a, 'd> {
+    ctx: &'a BodyContext<'a>,
+    model: BodyModel,
+    flat: Vec<FlatSection>,
+    /// Indices into `flat` of the open sections, shallowest first.
+    stack: Vec<usize>,
+    current: Current,
+    state: BodyState,
+    diagnostics: &'d mut Vec<Diagnostic>,
+}
+
+impl Builder<'_, '_> {
+    fn structure_error(&mut self, message: impl Into<String>, at: usize) {
+        let line = self.ctx.line_index.line_of(at);
+        let range = self.ctx.line_index.line_range(self.ctx.text, line).unwrap_or(at..at);
+        self.diagnostics
+            .push(Diagnostic::new(ParseKind::Structure, message, range));
+    }
+
+    /// One error when something comes before the H1, or when there is no H1.
+    fn check_h1_placement(&mut self, items: &[Item]) {
+        let has_h1 = items
+            .iter()
+            .any(|i| matches!(i, Item::Heading(h) if h.level == 1));
+        if has_h1 {
+            if let Some(first) = items.first() {
+                if !matches!(first, Item::Heading(h) if h.level == 1) {
+                    self.structure_error(ONE_H1, first.start());
+                }
+            }
+            return;
+        }
+        let index = self.ctx.line_index;
+        let line = index.line_of(self.ctx.start);
+        let at_line_start = index.line_start(line) == Some(self.ctx.start);
+        let next_line = if at_line_start { line } else { line + 1 };
+        let range = index
+            .line_range(self.ctx.text, next_line)
+            .unwrap_or(self.ctx.text.len()..self.ctx.text.len());
+        self.diagnostics
+            .push(Diagnostic::new(ParseKind::Structure, ONE_H1, range));
+    }
+
+    fn body_mut(&mut self) -> &mut Body {
+        match self.current {
+            Current::Section(i) => match self.flat.get_mut(i) {
+                Some(section) => &mut section.body,
+                None => &mut self.model.h1_body,
+            },
+            Current::H1 => &mut self.model.h1_body,
+        }
+    }
+
+    fn read(
+        &mut self,
+        item: Item,
+        is_first_h1: bool,
+        check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    ) {
+        match item {
+            Item::Heading(heading) if heading.level == 1 => {
+                if is_first_h1 {
+                    self.close_sections(heading.line_range.start);
+                    self.model.title = Some(heading);
+                    self.current = Current::H1;
+                    self.state = BodyState::default();
+                } else {
+                    self.structure_error(ONE_H1, heading.line_range.start);
+                    self.state.seen_content = true;
+                }
+            }
+            Item::Heading(heading) => self.open_section(heading),
+            Item::Break(range) => {
+                let first = !self.state.seen_content;
+                self.state.seen_content = true;
+                match self.current {
+                    Current::Section(i) if first => {
+                        if let Some(section) = self.flat.get_mut(i) {
+                            section.off_walk = true;
+                        }
+                    }
+                    _ if !self.state.commented => {
+                        self.state.commented = true;
+                        self.body_mut().comment = Some(range);
+                    }
+                    _ => {}
+                }
+            }
+            Item::Paragraph(range) => {
+                self.state.seen_content = true;
+                if !self.state.commented {
+                    self.body_mut().prose.push(range);
+                }
+            }
+            Item::Fence {
+                range,
+                opener,
+                code,
+            } => {
+                self.state.seen_content = true;
+                if !self.state.commented {
+                    self.read_fence(range, opener, code, check_lua);
+                }
+            }
+        }
+    }
+
+    fn read_fence(
+        &mut self,
+        range: Range<usize>,
+        opener: Range<usize>,
+        code: Range<usize>,
+        check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    ) {
+        let text = self.ctx.text;
+        let shared = match text.get(opener.clone()).map(|s| s.trim_end_matches([' ', '\t'])) {
+            Some("```lua") => false,
+            Some("```lua shared") => true,
+            _ => return,
+        };
+        if shared && self.current != Current::H1 {
+            self.structure_error(SHARED_OUTSIDE_H1, opener.start);
+        }
+        let block = LuaBlock {
+            shared,
+            code: text.get(code.clone()).unwrap_or("").to_owned(),
+            first_line: self.ctx.line_index.line_of(opener.start) + 1,
+            code_range: code,
+            block_range: range,
+        };
+        if let Err(err) = check_lua(&block) {
+            self.lua_error(&block, err);
+        }
+        let index = self.model.lua_blocks.len();
+        self.model.lua_blocks.push(block);
+        self.body_mut().blocks.push(index);
+    }
+
+    fn lua_error(&mut self, block: &LuaBlock, err: LuaSyntaxError) {
+        let index = self.ctx.line_index;
+        let last_line = index.line_count().saturating_sub(1) as u32;
+        let line = (block.first_line + err.line.saturating_sub(1)).min(last_line);
+        let start = index.line_start(line).unwrap_or(block.block_range.start);
+        let range = index.line_range(self.ctx.text, line).unwrap_or(start..start);
+        self.diagnostics
+            .push(Diagnostic::new(ParseKind::Lua, err.message, range));
+    }
+
+    fn close_sections(&mut self, at: usize) {
+        for &i in &self.stack {
+            if let Some(section) = self.flat.get_mut(i) {
+                section.end = at;
+            }
+        }
+        self.stack.clear();
+    }
+
+    fn open_section(&mut self, heading: Heading) {
+        let start = heading.line_range.start;
+        while let Some(&top) = self.stack.last() {
+            match self.flat.get(top) {
+                Some(open) if open.heading.level >= heading.level => {
+                    if let Some(section) = self.flat.get_mut(top) {
+                        section.end = start;
+                    }
+                    self.stack.pop();
+                }
+                _ => break,
+            }
+        }
+        let parent = self.stack.last().copied();
+        let parent_level = parent
+            .and_then(|p| self.flat.get(p))
+            .map_or(1, |p| p.heading.level);
+        if heading.level > parent_level + 1 {
+            let message = level_skipped(&heading.text, heading.level, parent_level);
+            self.structure_error(message, start);
+        }
+        let earlier = self
+            .flat
+            .iter()
+            .find(|s| s.parent == parent && s.heading.level == heading.level && s.heading.text == heading.text)
+            .map(|s| s.heading.line);
+        if let Some(line) = earlier {
+            self.structure_error(duplicate_section(&heading.text, line + 1), start);
+        }
+        let index = self.flat.len();
+        self.flat.push(FlatSection {
+            heading,
+            off_walk: false,
+            body: Body::default(),
+            parent,
+            end: self.ctx.text.len(),
+        });
+        self.stack.push(index);
+        self.current = Current::Section(index);
+        self.state = BodyState::default();
+    }
+
+    fn finish(mut self) -> BodyModel {
+        let end = self.ctx.text.len();
+        self.close_sections(end);
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.flat.len()];
+        let mut roots = Vec::new();
+        for (i, section) in self.flat.iter().enumerate() {
+            match section.parent.and_then(|p| children.get_mut(p)) {
+                Some(list) => list.push(i),
+                None => roots.push(i),
+            }
+        }
+        let mut slots: Vec<Option<FlatSection>> = self.flat.into_iter().map(Some).collect();
+        self.model.sections = roots
+            .into_iter()
+            .filter_map(|i| build_section(i, &mut slots, &children))
+            .collect();
+        self.model
+    }
+}
+
+/// Moves flat section `i` and its descendants into a tree.
+fn build_section(
+    i: usize,
+    slots: &mut [Option<FlatSection>],
+    children: &[Vec<usize>],
+) -> Option<Section> {
+    let flat = slots.get_mut(i)?.take()?;
+    let kids: Vec<Section> = children
+        .get(i)
+        .map(|list| {
+            list.iter()
+                .filter_map(|&c| build_section(c, slots, children))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Section {
+        range: flat.heading.line_range.start..flat.end,
+        heading: flat.heading,
+        off_walk: flat.off_walk,
+        body: flat.body,
+        children: kids,
+    })
+}

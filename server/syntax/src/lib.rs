@@ -1,0 +1,39 @@
+//! PromptForge prompt files: text -> [`Document`] + diagnostics.
+//!
+//! One parse gives every error of a file in document order, each with its exact
+//! message (`language.md` §1), its 1-based `line:column` and, for the editor, its
+//! exact byte range. [`ParsedFile`] keeps the tree-sitter tree and re-analyses
+//! incrementally after an edit.
+
+pub mod body;
+pub mod diagnostic;
+pub mod document;
+pub mod frontmatter;
+pub mod line_index;
+pub mod lua;
+pub mod parsed_file;
+pub mod prompt_detection;
+
+pub use diagnostic::{Diagnostic, ParseKind, Related};
+pub use document::{Body, Document, Heading, LuaBlock, Section};
+pub use frontmatter::Frontmatter;
+pub use line_index::{LineCol, LineIndex};
+pub use parsed_file::{Edit, EditError, ParsedFile};
+pub use prompt_detection::{is_prompt, NOT_A_PROMPT};
+
+/// The result of analysing one text: the document model, every diagnostic in
+/// document order, and the line index to print their positions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// What the file declares and contains.
+    pub document: Document,
+    /// Every problem, in document order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Positions of the analysed text.
+    pub line_index: LineIndex,
+}
+
+/// Parses and validates `text` from scratch.
+pub fn parse(text: &str) -> Analysis {
+    ParsedFile::new(text.to_owned()).into_analysis()
+}

@@ -1,0 +1,258 @@
+//! Byte offsets <-> lines and columns (Unicode scalar values) <-> UTF-16 code units.
+//!
+//! LF, CRLF and a lone CR each end a line, as in the Language Server Protocol.
+//! A leading BOM is ignored: it takes no column.
+
+/// A position as a line and a column, both 0-based; the column's unit depends on the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct LineCol {
+    /// 0-based line.
+    pub line: u32,
+    /// 0-based column (characters, UTF-16 code units or bytes, as the method says).
+    pub col: u32,
+}
+
+/// The line starts of one text, for converting positions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset of the start of each line; the first is always 0.
+    line_starts: Vec<usize>,
+    /// Byte length of the text.
+    len: usize,
+    /// True when the text starts with a BOM (U+FEFF), which takes no column.
+    bom: bool,
+}
+
+const BOM: &str = "\u{feff}";
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        line_starts.push(0);
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => line_starts.push(i + 1),
+                b'\r' => {
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    line_starts.push(i + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex {
+            line_starts,
+            len: text.len(),
+            bom: text.starts_with(BOM),
+        }
+    }
+
+    /// Number of lines (a text ending with a line end has an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Byte offset where the 0-based `line` starts; None past the last line.
+    pub fn line_start(&self, line: u32) -> Option<usize> {
+        self.line_starts.get(line as usize).copied()
+    }
+
+    /// Byte range of the 0-based `line` without its line ending.
+    pub fn line_range(&self, text: &str, line: u32) -> Option<std::ops::Range<usize>> {
+        let start = self.line_start(line)?;
+        let next = self.line_start(line + 1).unwrap_or(self.len);
+        let bytes = text.as_bytes();
+        let mut end = next.min(bytes.len());
+        while end > start && matches!(bytes.get(end - 1), Some(b'\n') | Some(b'\r')) {
+            end -= 1;
+        }
+        Some(start..end)
+    }
+
+    /// The 0-based line holding byte `offset` (clamped to the text).
+    pub fn line_of(&self, offset: usize) -> u32 {
+        let offset = offset.min(self.len);
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next.saturating_sub(1),
+        };
+        line as u32
+    }
+
+    /// Start of the column count of `line`: after the BOM on the first line.
+    fn column_origin(&self, line: u32) -> usize {
+        let start = self.line_starts.get(line as usize).copied().unwrap_or(0);
+        if line == 0 && self.bom {
+            start + BOM.len()
+        } else {
+            start
+        }
+    }
+
+    /// Clamps `offset` into the text and back onto a char boundary.
+    fn clamp(text: &str, offset: usize) -> usize {
+        let mut offset = offset.min(text.len());
+        while offset > 0 && !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+
+    /// Line and column in Unicode scalar values of byte `offset`, both 0-based.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        self.convert(text, offset, |s| s.chars().count())
+    }
+
+    /// Line and column in UTF-16 code units of byte `offset`, both 0-based.
+    pub fn line_col_utf16(&self, text: &str, offset: usize) -> LineCol {
+        self.convert(text, offset, |s| s.encode_utf16().count())
+    }
+
+    /// The 1-based `line:column` (columns in characters) that messages print.
+    pub fn position(&self, text: &str, offset: usize) -> (u32, u32) {
+        let lc = self.line_col(text, offset);
+        (lc.line + 1, lc.col + 1)
+    }
+
+    fn convert(&self, text: &str, offset: usize, width: impl Fn(&str) -> usize) -> LineCol {
+        let offset = Self::clamp(text, offset);
+        let line = self.line_of(offset);
+        let origin = self.column_origin(line).min(offset);
+        let col = text.get(origin..offset).map_or(0, width);
+        LineCol {
+            line,
+            col: col as u32,
+        }
+    }
+
+    /// Byte offset of a 0-based line and a column in characters; a column past the
+    /// line's end gives the line's end, a line past the end gives the text's end.
+    pub fn offset(&self, text: &str, pos: LineCol) -> usize {
+        self.offset_by(text, pos, char::len_utf8, |_| 1)
+    }
+
+    /// Byte offset of a 0-based line and a column in UTF-16 code units; clamped like
+    /// [`LineIndex::offset`], and a column inside a surrogate pair gives the character's start.
+    pub fn offset_utf16(&self, text: &str, pos: LineCol) -> usize {
+        self.offset_by(text, pos, char::len_utf8, char::len_utf16)
+    }
+
+    fn offset_by(
+        &self,
+        text: &str,
+        pos: LineCol,
+        bytes_of: impl Fn(char) -> usize,
+        units_of: impl Fn(char) -> usize,
+    ) -> usize {
+        let Some(start) = self.line_start(pos.line) else {
+            return self.len;
+        };
+        let range = self.line_range(text, pos.line).unwrap_or(start..start);
+        let origin = self.column_origin(pos.line).min(range.end);
+        let mut offset = origin;
+        let mut units = 0usize;
+        for c in text.get(origin..range.end).unwrap_or("").chars() {
+            let width = units_of(c);
+            if units + width > pos.col as usize {
+                break;
+            }
+            units += width;
+            offset += bytes_of(c);
+        }
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lc(line: u32, col: u32) -> LineCol {
+        LineCol { line, col }
+    }
+
+    #[test]
+    fn line_ends_lf_crlf_and_lone_cr() {
+        let text = "a\nb\r\nc\rd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(index.line_col(text, 0), lc(0, 0));
+        assert_eq!(index.line_col(text, 2), lc(1, 0));
+        assert_eq!(index.line_col(text, 5), lc(2, 0));
+        assert_eq!(index.line_col(text, 7), lc(3, 0));
+        assert_eq!(index.line_range(text, 1), Some(2..3));
+        assert_eq!(index.line_range(text, 3), Some(7..8));
+    }
+
+    #[test]
+    fn crlf_is_one_line_end() {
+        let text = "x\r\n\r\ny";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 3);
+        assert_eq!(index.position(text, 5), (3, 1));
+    }
+
+    #[test]
+    fn offset_inside_crlf_stays_on_its_line() {
+        let text = "ab\r\ncd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 3), lc(0, 3));
+    }
+
+    #[test]
+    fn columns_count_characters_and_utf16_units() {
+        let text = "é😀\tx";
+        let index = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(index.line_col(text, x), lc(0, 3));
+        assert_eq!(index.line_col_utf16(text, x), lc(0, 4));
+        assert_eq!(index.offset(text, lc(0, 3)), x);
+        assert_eq!(index.offset_utf16(text, lc(0, 4)), x);
+    }
+
+    #[test]
+    fn utf16_column_inside_surrogate_pair_gives_char_start() {
+        let text = "😀x";
+        let index = LineIndex::new(text);
+        assert_eq!(index.offset_utf16(text, lc(0, 1)), 0);
+        assert_eq!(index.offset_utf16(text, lc(0, 2)), 4);
+    }
+
+    #[test]
+    fn bom_takes_no_column() {
+        let text = "\u{feff}---\nx";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 3), (1, 1));
+        assert_eq!(index.line_col_utf16(text, 6), lc(0, 3));
+        assert_eq!(index.offset(text, lc(0, 0)), 3);
+        assert_eq!(index.position(text, 7), (2, 1));
+    }
+
+    #[test]
+    fn out_of_range_positions_clamp() {
+        let text = "ab\ncd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.offset(text, lc(0, 99)), 2);
+        assert_eq!(index.offset(text, lc(9, 0)), text.len());
+        assert_eq!(index.line_col(text, 999), lc(1, 2));
+    }
+
+    #[test]
+    fn offsets_inside_a_character_clamp_to_its_start() {
+        let text = "é";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 1), lc(0, 0));
+    }
+
+    #[test]
+    fn empty_text_has_one_line() {
+        let index = LineIndex::new("");
+        assert_eq!(index.line_count(), 1);
+        assert_eq!(index.line_col("", 0), lc(0, 0));
+    }
+}

@@ -1,0 +1,304 @@
+//! A prompt file kept parsed across edits: the tree-sitter tree is reparsed
+//! incrementally, the frontmatter re-validated only when an edit touched it, and
+//! only Lua blocks whose text changed are compiled again.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use tree_sitter::{InputEdit, Parser, Point, Tree};
+
+use crate::body::{self, BodyContext};
+use crate::diagnostic::{sort_in_document_order, Diagnostic, ParseKind};
+use crate::document::{Document, LuaBlock};
+use crate::frontmatter::{self, Frontmatter};
+use crate::line_index::LineIndex;
+use crate::lua::{self, LuaSyntaxError};
+use crate::Analysis;
+
+/// The message for a file without frontmatter, or without its closing line.
+pub const NO_FRONTMATTER: &str = "a prompt starts with YAML frontmatter between two --- lines";
+
+/// One text edit: replace the bytes in `range` with `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// Byte range of the old text to replace.
+    pub range: Range<usize>,
+    /// The replacement.
+    pub text: String,
+}
+
+/// An edit that does not fit the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditError {
+    /// The range ends past the text or starts after its end.
+    OutOfBounds {
+        /// The edit's range.
+        range: Range<usize>,
+        /// The text's length in bytes.
+        len: usize,
+    },
+    /// A range end falls inside a multi-byte character.
+    NotCharBoundary {
+        /// The offending byte offset.
+        offset: usize,
+    },
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EditError::OutOfBounds { range, len } => write!(
+                f,
+                "edit range {}..{} is outside the text of {len} bytes",
+                range.start, range.end
+            ),
+            EditError::NotCharBoundary { offset } => {
+                write!(f, "edit offset {offset} is inside a character")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// The frontmatter validation of a text prefix, reused while that prefix is unchanged.
+#[derive(Debug, Clone)]
+struct FrontmatterCache {
+    /// The text from the file start to the end of the frontmatter.
+    prefix: String,
+    frontmatter: Frontmatter,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Compile results of the Lua blocks, keyed by their code.
+type LuaCache = HashMap<String, Result<(), LuaSyntaxError>>;
+
+/// A prompt file, its tree and its analysis, updated by [`ParsedFile::edit`].
+pub struct ParsedFile {
+    text: String,
+    parser: Parser,
+    tree: Option<Tree>,
+    analysis: Analysis,
+    frontmatter_cache: Option<FrontmatterCache>,
+    lua_cache: LuaCache,
+}
+
+impl fmt::Debug for ParsedFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParsedFile")
+            .field("len", &self.text.len())
+            .field("analysis", &self.analysis)
+            .finish_non_exhaustive()
+    }
+}
+
+fn new_parser() -> Parser {
+    let mut parser = Parser::new();
+    // The grammar is compiled into this crate; its ABI always matches.
+    let _ = parser.set_language(&tree_sitter_promptforge::LANGUAGE.into());
+    parser
+}
+
+impl ParsedFile {
+    /// Parses and analyses `text` from scratch.
+    pub fn new(text: String) -> Self {
+        let mut parser = new_parser();
+        let tree = parser.parse(&text, None);
+        let mut file = ParsedFile {
+            text,
+            parser,
+            tree,
+            analysis: Analysis {
+                document: Document::default(),
+                diagnostics: Vec::new(),
+                line_index: LineIndex::new(""),
+            },
+            frontmatter_cache: None,
+            lua_cache: LuaCache::new(),
+        };
+        file.analyze();
+        file
+    }
+
+    /// The current text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The current tree (None only if tree-sitter gave up, which it does not without a timeout).
+    pub fn tree(&self) -> Option<&Tree> {
+        self.tree.as_ref()
+    }
+
+    /// The current analysis.
+    pub fn analysis(&self) -> &Analysis {
+        &self.analysis
+    }
+
+    /// Consumes the file, keeping its analysis.
+    pub fn into_analysis(self) -> Analysis {
+        self.analysis
+    }
+
+    /// Replaces the bytes in `range` with `new_text` and re-analyses incrementally.
+    pub fn edit(&mut self, range: Range<usize>, new_text: &str) -> Result<(), EditError> {
+        let len = self.text.len();
+        if range.start > range.end || range.end > len {
+            return Err(EditError::OutOfBounds { range, len });
+        }
+        for offset in [range.start, range.end] {
+            if !self.text.is_char_boundary(offset) {
+                return Err(EditError::NotCharBoundary { offset });
+            }
+        }
+        let start_position = point_at(&self.text, range.start);
+        let old_end_position = point_at(&self.text, range.end);
+        self.text.replace_range(range.clone(), new_text);
+        let new_end = range.start + new_text.len();
+        let input = InputEdit {
+            start_byte: range.start,
+            old_end_byte: range.end,
+            new_end_byte: new_end,
+            start_position,
+            old_end_position,
+            new_end_position: point_at(&self.text, new_end),
+        };
+        if let Some(tree) = self.tree.as_mut() {
+            tree.edit(&input);
+        }
+        self.tree = self.parser.parse(&self.text, self.tree.as_ref());
+        self.analyze();
+        Ok(())
+    }
+
+    /// Applies edits in order; stops at the first that does not fit.
+    pub fn apply(&mut self, edits: &[Edit]) -> Result<(), EditError> {
+        edits
+            .iter()
+            .try_for_each(|edit| self.edit(edit.range.clone(), &edit.text))
+    }
+
+    /// Rebuilds the analysis from the current tree, reusing what did not change.
+    fn analyze(&mut self) {
+        let text = self.text.as_str();
+        let line_index = LineIndex::new(text);
+        let mut diagnostics = Vec::new();
+        let mut document = Document {
+            bom: text.starts_with('\u{feff}'),
+            ..Document::default()
+        };
+        let root = self.tree.as_ref().map(|t| t.root_node());
+        let frontmatter_node = root.and_then(|root| {
+            let mut cursor = root.walk();
+            let first = root.named_children(&mut cursor).next();
+            first.filter(|n| n.kind() == "frontmatter")
+        });
+        match (root, frontmatter_node) {
+            (Some(root), Some(node)) => {
+                let range = node.byte_range();
+                let yaml = yaml_range(node);
+                let (frontmatter, fm_diagnostics) =
+                    cached_frontmatter(&mut self.frontmatter_cache, text, yaml, range.clone());
+                diagnostics.extend(fm_diagnostics);
+                document.frontmatter = Some(frontmatter);
+                let ctx = BodyContext {
+                    text,
+                    line_index: &line_index,
+                    start: range.end,
+                };
+                let mut used = LuaCache::new();
+                let cache = &mut self.lua_cache;
+                let mut check = |block: &LuaBlock| compile_cached(cache, &mut used, &block.code);
+                let model = body::analyze(&ctx, root, &mut check, &mut diagnostics);
+                self.lua_cache = used;
+                document.title = model.title;
+                document.h1_body = model.h1_body;
+                document.sections = model.sections;
+                document.lua_blocks = model.lua_blocks;
+            }
+            _ => {
+                let start = if document.bom { 3 } else { 0 };
+                let end = line_index.line_range(text, 0).map_or(start, |r| r.end);
+                diagnostics.push(Diagnostic::new(
+                    ParseKind::Frontmatter,
+                    NO_FRONTMATTER,
+                    start..end.max(start),
+                ));
+                self.frontmatter_cache = None;
+                self.lua_cache.clear();
+            }
+        }
+        sort_in_document_order(&mut diagnostics);
+        self.analysis = Analysis {
+            document,
+            diagnostics,
+            line_index,
+        };
+    }
+}
+
+/// The YAML text's range inside a `frontmatter` node.
+fn yaml_range(node: tree_sitter::Node<'_>) -> Range<usize> {
+    let mut cursor = node.walk();
+    let children: Vec<_> = node.named_children(&mut cursor).collect();
+    if let Some(content) = children.iter().find(|c| c.kind() == "frontmatter_content") {
+        return content.byte_range();
+    }
+    let closing = children
+        .iter()
+        .rev()
+        .find(|c| c.kind() == "frontmatter_delimiter")
+        .map_or(node.end_byte(), |c| c.start_byte());
+    closing..closing
+}
+
+/// Validates the frontmatter, or reuses the last validation when the text up to
+/// the frontmatter's end is unchanged.
+fn cached_frontmatter(
+    cache: &mut Option<FrontmatterCache>,
+    text: &str,
+    yaml: Range<usize>,
+    range: Range<usize>,
+) -> (Frontmatter, Vec<Diagnostic>) {
+    let prefix = text.get(..range.end).unwrap_or("");
+    if let Some(hit) = cache.as_ref().filter(|c| c.prefix == prefix) {
+        return (hit.frontmatter.clone(), hit.diagnostics.clone());
+    }
+    let mut diagnostics = Vec::new();
+    let frontmatter = frontmatter::validate(text, yaml, range, &mut diagnostics);
+    *cache = Some(FrontmatterCache {
+        prefix: prefix.to_owned(),
+        frontmatter: frontmatter.clone(),
+        diagnostics: diagnostics.clone(),
+    });
+    (frontmatter, diagnostics)
+}
+
+/// Compiles `code` unless the previous analysis already did; records the result in `used`.
+fn compile_cached(
+    previous: &mut LuaCache,
+    used: &mut LuaCache,
+    code: &str,
+) -> Result<(), LuaSyntaxError> {
+    if let Some(result) = used.get(code) {
+        return result.clone();
+    }
+    let result = match previous.remove(code) {
+        Some(result) => result,
+        None => lua::check_syntax(code),
+    };
+    used.insert(code.to_owned(), result.clone());
+    result
+}
+
+/// Tree-sitter's point of a byte offset: rows end at `\n` only, columns are bytes.
+fn point_at(text: &str, offset: usize) -> Point {
+    let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
+    let row = before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    Point {
+        row,
+        column: offset - line_start,
+    }
+}

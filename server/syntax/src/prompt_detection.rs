@@ -1,0 +1,52 @@
+//! Telling a prompt from any other Markdown file: a frontmatter with a `promptforge:` key.
+
+/// The message for a Markdown file named explicitly that is not a prompt (kind Version).
+pub const NOT_A_PROMPT: &str = "not a PromptForge prompt: the frontmatter has no promptforge: key";
+
+/// True when `text` starts (after an optional BOM) with a `---` line and the
+/// frontmatter below it (up to the closing `---` line, or the end of the file
+/// when there is none) has a top-level `promptforge` key.
+pub fn is_prompt(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split(['\n', '\r']);
+    if lines.next() != Some("---") {
+        return false;
+    }
+    for line in lines {
+        if line == "---" {
+            return false;
+        }
+        if is_promptforge_key(line) {
+            return true;
+        }
+    }
+    false
+}
+
+fn is_promptforge_key(line: &str) -> bool {
+    let rest = ["promptforge", "\"promptforge\"", "'promptforge'"]
+        .iter()
+        .find_map(|key| line.strip_prefix(key));
+    rest.is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_prompt;
+
+    #[test]
+    fn a_promptforge_key_makes_a_prompt() {
+        assert!(is_prompt("---\nname: x\npromptforge: 0\n---\n# T\n"));
+        assert!(is_prompt("\u{feff}---\r\npromptforge : 0\r\n---\r\n"));
+        assert!(is_prompt("---\n\"promptforge\": 0\n"));
+    }
+
+    #[test]
+    fn other_markdown_is_not_a_prompt() {
+        assert!(!is_prompt("# Title\npromptforge: 0\n"));
+        assert!(!is_prompt("---\ntitle: x\n---\npromptforge: 0\n"));
+        assert!(!is_prompt("---\n  promptforge: 0\n---\n"));
+        assert!(!is_prompt("---\npromptforge_x: 0\n---\n"));
+        assert!(!is_prompt(""));
+    }
+}

@@ -1,0 +1,184 @@
+//! The body's structure rules of `language.md` §1.4, message by message.
+
+use promptforge_syntax::{parse, Analysis, ParseKind};
+
+const FRONTMATTER: &str = "---\nname: t\ndescription: d\npromptforge: 0\n---\n";
+
+/// A prompt whose body starts at line 6.
+fn prompt(body: &str) -> String {
+    format!("{FRONTMATTER}{body}")
+}
+
+/// `line:col: error[Kind]: message` for the body's diagnostics.
+fn body_errors(text: &str) -> Vec<String> {
+    let analysis = parse(text);
+    render(text, &analysis, |k| matches!(k, ParseKind::Structure | ParseKind::Lua))
+}
+
+fn render(text: &str, analysis: &Analysis, keep: impl Fn(ParseKind) -> bool) -> Vec<String> {
+    analysis
+        .diagnostics
+        .iter()
+        .filter(|d| keep(d.kind))
+        .map(|d| {
+            let (line, col) = analysis.line_index.position(text, d.range.start);
+            format!("{line}:{col}: error[{}]: {}", d.kind, d.message)
+        })
+        .collect()
+}
+
+#[test]
+fn a_valid_body_has_no_errors() {
+    let text = prompt("\n# Title\n\n```lua shared\nx = 1\n```\n\n## A\n\n```lua\nreturn 1\n```\n\n### B\n\ntext\n");
+    assert_eq!(parse(&text).diagnostics, vec![]);
+}
+
+#[test]
+fn no_h1_is_reported_at_the_first_line_after_the_frontmatter() {
+    let text = prompt("\n## A\n");
+    assert_eq!(body_errors(&text), ["6:1: error[Structure]: a prompt has exactly one H1 title"]);
+}
+
+#[test]
+fn anything_before_the_h1_is_reported_at_its_line() {
+    let text = prompt("\n\nintro text\n# Title\n");
+    assert_eq!(body_errors(&text), ["8:1: error[Structure]: a prompt has exactly one H1 title"]);
+}
+
+#[test]
+fn a_second_h1_is_reported_at_its_line() {
+    let text = prompt("# One\n## A\n# Two\n");
+    assert_eq!(body_errors(&text), ["8:1: error[Structure]: a prompt has exactly one H1 title"]);
+}
+
+#[test]
+fn a_skipped_level_names_both_levels() {
+    let text = prompt("# T\n## A\n#### Deep\n");
+    assert_eq!(
+        body_errors(&text),
+        ["8:1: error[Structure]: heading level skipped: \"Deep\" is an H4 under an H2"]
+    );
+}
+
+#[test]
+fn an_h3_right_under_the_h1_skips_a_level() {
+    let text = prompt("# T\n### Child\n");
+    assert_eq!(
+        body_errors(&text),
+        ["7:1: error[Structure]: heading level skipped: \"Child\" is an H3 under an H1"]
+    );
+}
+
+#[test]
+fn duplicate_siblings_name_the_earlier_line() {
+    let text = prompt("# T\n## A\n### X\n## B\n### X\n## A\n");
+    assert_eq!(
+        body_errors(&text),
+        ["11:1: error[Structure]: duplicate section \"A\": also at line 7"]
+    );
+}
+
+#[test]
+fn lua_shared_outside_the_h1_body_fails() {
+    let text = prompt("# T\n## A\n```lua shared\nx = 1\n```\n");
+    assert_eq!(
+        body_errors(&text),
+        ["8:1: error[Structure]: lua shared blocks belong to the H1 body"]
+    );
+}
+
+#[test]
+fn a_lua_syntax_error_is_at_the_file_line_with_luas_message() {
+    let text = prompt("# T\n## A\n```lua\nlocal x = 1\nx = = 2\n```\n");
+    assert_eq!(body_errors(&text), ["10:1: error[Lua]: unexpected symbol near '='"]);
+}
+
+#[test]
+fn a_break_as_first_content_takes_the_section_off_the_walk() {
+    let text = prompt("# T\n## A\n\n---\n```lua\nreturn 1\n```\n## B\ntext\n---\n");
+    let analysis = parse(&text);
+    assert_eq!(analysis.diagnostics, vec![]);
+    let sections = &analysis.document.sections;
+    assert!(sections[0].off_walk);
+    assert_eq!(sections[0].body.blocks.len(), 1);
+    assert!(!sections[1].off_walk);
+    assert!(sections[1].body.comment.is_some());
+}
+
+#[test]
+fn nothing_below_a_comment_runs_or_compiles() {
+    let text = prompt("# T\n## A\n```lua\nreturn 1\n```\n---\n```lua\nx = = 1\n```\n## B\n```lua\nreturn 2\n```\n");
+    let analysis = parse(&text);
+    assert_eq!(analysis.diagnostics, vec![]);
+    assert_eq!(analysis.document.sections[0].body.blocks.len(), 1);
+    assert_eq!(analysis.document.sections[1].body.blocks.len(), 1);
+    assert_eq!(analysis.document.lua_blocks.len(), 2);
+}
+
+#[test]
+fn on_the_h1_a_break_is_a_comment() {
+    let text = prompt("# T\n---\n```lua\nreturn 1\n```\n## A\n");
+    let analysis = parse(&text);
+    assert_eq!(analysis.diagnostics, vec![]);
+    assert!(analysis.document.h1_body.blocks.is_empty());
+    assert!(analysis.document.h1_body.comment.is_some());
+}
+
+#[test]
+fn a_heading_inside_a_fence_is_not_a_heading() {
+    let text = prompt("# T\n```text\n# Not a title\n## Not a section\n```\n~~~lua\n# x\n~~~\n");
+    let analysis = parse(&text);
+    assert_eq!(analysis.diagnostics, vec![]);
+    assert!(analysis.document.sections.is_empty());
+}
+
+#[test]
+fn only_exact_lua_openers_at_column_one_are_executable() {
+    let text = prompt("# T\n```python\nx = = 1\n```\n~~~lua\nx = = 1\n~~~\n````lua\nx = = 1\n````\n ```lua\nx = = 1\n ```\n```lua extra\nx = = 1\n```\n```lua shared\nok = 1\n```\n");
+    let analysis = parse(&text);
+    assert_eq!(analysis.diagnostics, vec![]);
+    assert_eq!(analysis.document.lua_blocks.len(), 1);
+    assert!(analysis.document.lua_blocks[0].shared);
+}
+
+#[test]
+fn the_section_tree_nests_children() {
+    let text = prompt("# T\n## A\n### A1\n#### A1a\n### A2\n## B\n");
+    let analysis = parse(&text);
+    let a = &analysis.document.sections[0];
+    assert_eq!(a.heading.text, "A");
+    assert_eq!(a.children.len(), 2);
+    assert_eq!(a.children[0].children[0].heading.target(), "#### A1a");
+    assert_eq!(analysis.document.sections[1].heading.text, "B");
+    assert_eq!(analysis.document.title.as_ref().map(|h| h.text.as_str()), Some("T"));
+}
+
+#[test]
+fn crlf_and_bom_keep_positions() {
+    let text = format!("\u{feff}{}", prompt("# T\n## A\n```lua\nx = = 2\n```\n").replace('\n', "\r\n"));
+    assert_eq!(body_errors(&text), ["9:1: error[Lua]: unexpected symbol near '='"]);
+    let analysis = parse(&text);
+    assert_eq!(analysis.document.lua_blocks[0].code, "x = = 2\r\n");
+}
+
+#[test]
+fn missing_or_unclosed_frontmatter_is_the_only_error() {
+    for text in ["# T\n## A\n", "---\nname: t\n# T\n", ""] {
+        let analysis = parse(text);
+        let rendered = render(text, &analysis, |_| true);
+        assert_eq!(
+            rendered,
+            ["1:1: error[Frontmatter]: a prompt starts with YAML frontmatter between two --- lines"],
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn a_lua_error_at_end_of_input_points_at_the_closing_fence() {
+    let text = prompt("# T\n```lua\nfunction f()\n```\n");
+    assert_eq!(
+        body_errors(&text),
+        ["9:1: error[Lua]: 'end' expected (to close 'function' at line 1) near <eof>"]
+    );
+}

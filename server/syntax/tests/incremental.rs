@@ -1,0 +1,73 @@
+//! Incremental analysis equals a parse from scratch, whatever the edits.
+
+use proptest::prelude::*;
+use promptforge_syntax::{parse, ParsedFile};
+
+const SEED: &str = "---\nname: page-fetcher\ndescription: Fetches a page\npromptforge: 0\nplugins:\n  - promptforge/web\ntools:\n  fetch: promptforge/web/fetch\nmodels:\n  writer: {}\n---\n\n# Page fetcher\n\n```lua shared\nfunction label(t) return t.name end\n```\n\n```lua\nmodels.default('writer')\n```\n\n## Fetch\n\nProse about fetching.\n\n```lua\nreturn tools.call('fetch', { url = args })\n```\n\n### Helper\n---\n```lua\nreturn 1\n```\n\n## Other\n\n~~~\n# not a heading\n~~~\n";
+
+/// Fragments that change the block structure, the YAML and the Lua.
+const FRAGMENTS: &[&str] = &[
+    "---\n", "```lua\n", "```lua shared\n", "```\n", "~~~\n", "# h\n", "## A\n", "### B\n",
+    "\r\n", "\r", "\n", "é", "😀", "x", "=", " ", "end", "tools:\n  a: b/c/d\n", "name: X\n",
+    "- acme/x\n", "```", "#", "\u{feff}", "local = 1\n", "\t",
+];
+
+#[derive(Debug, Clone)]
+struct RandomEdit {
+    at: f64,
+    delete: usize,
+    insert: String,
+}
+
+fn random_edit() -> impl Strategy<Value = RandomEdit> {
+    (
+        0.0..=1.0f64,
+        prop_oneof![Just(0usize), 0usize..4, 0usize..40],
+        prop::collection::vec(prop::sample::select(FRAGMENTS), 0..3),
+    )
+        .prop_map(|(at, delete, parts)| RandomEdit {
+            at,
+            delete,
+            insert: parts.concat(),
+        })
+}
+
+fn floor_boundary(text: &str, mut offset: usize) -> usize {
+    offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_analysis_equals_a_fresh_parse(edits in prop::collection::vec(random_edit(), 1..12)) {
+        let mut file = ParsedFile::new(SEED.to_owned());
+        for edit in edits {
+            let text = file.text();
+            let start = floor_boundary(text, (edit.at * text.len() as f64) as usize);
+            let end = floor_boundary(text, start + edit.delete);
+            file.edit(start..end, &edit.insert).expect("edit within bounds");
+            let fresh = parse(file.text());
+            prop_assert_eq!(file.analysis(), &fresh, "text: {:?}", file.text());
+            let fresh_tree = ParsedFile::new(file.text().to_owned());
+            let incremental_sexp = file.tree().map(|t| t.root_node().to_sexp());
+            let fresh_sexp = fresh_tree.tree().map(|t| t.root_node().to_sexp());
+            prop_assert_eq!(incremental_sexp, fresh_sexp);
+        }
+    }
+}
+
+#[test]
+fn edits_outside_the_text_are_refused_and_change_nothing() {
+    let mut file = ParsedFile::new("ab".to_owned());
+    assert!(file.edit(1..5, "x").is_err());
+    assert!(file.edit(2..1, "x").is_err());
+    let mut multibyte = ParsedFile::new("é".to_owned());
+    assert!(multibyte.edit(1..1, "x").is_err());
+    assert_eq!(file.text(), "ab");
+    assert_eq!(multibyte.text(), "é");
+}
