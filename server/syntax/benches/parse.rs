@@ -31,9 +31,11 @@ fn from_scratch(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
-    group.bench_with_input(BenchmarkId::new("from_scratch", "1MiB"), &text, |b, text| {
-        b.iter(|| parse(text))
-    });
+    group.bench_with_input(
+        BenchmarkId::new("from_scratch", "1MiB"),
+        &text,
+        |b, text| b.iter(|| parse(text)),
+    );
     group.finish();
 }
 

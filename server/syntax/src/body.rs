@@ -136,11 +136,13 @@ fn read_items(ctx: &BodyContext<'_>, root: Node<'_>) -> Vec<Item> {
         let item = match node.kind() {
             "atx_heading" => Item::Heading(read_heading(ctx, node)),
             "fenced_code_block" => {
-                let opener = child_of_kind(node, "fence_open").map_or(range.clone(), |n| n.byte_range());
+                let opener =
+                    child_of_kind(node, "fence_open").map_or(range.clone(), |n| n.byte_range());
                 let code = match child_of_kind(node, "code_content") {
                     Some(code) => code.byte_range(),
                     None => {
-                        let at = child_of_kind(node, "fence_close").map_or(range.end, |n| n.start_byte());
+                        let at = child_of_kind(node, "fence_close")
+                            .map_or(range.end, |n| n.start_byte());
                         at..at
                     }
                 };
@@ -170,7 +172,10 @@ fn read_heading(ctx: &BodyContext<'_>, node: Node<'_>) -> Heading {
     let level = marker.map_or(1, |m| m.byte_range().len()).clamp(1, 6) as u8;
     let marker_end = marker.map_or(line_range.start, |m| m.end_byte());
     let (text, text_range) = match node.child_by_field_name("content") {
-        Some(content) => (node_text(ctx.text, content).to_owned(), content.byte_range()),
+        Some(content) => (
+            node_text(ctx.text, content).to_owned(),
+            content.byte_range(),
+        ),
         None => (String::new(), marker_end..marker_end),
     };
     Heading {
@@ -196,7 +201,11 @@ struct Builder<'a, 'd> {
 impl Builder<'_, '_> {
     fn structure_error(&mut self, message: impl Into<String>, at: usize) {
         let line = self.ctx.line_index.line_of(at);
-        let range = self.ctx.line_index.line_range(self.ctx.text, line).unwrap_or(at..at);
+        let range = self
+            .ctx
+            .line_index
+            .line_range(self.ctx.text, line)
+            .unwrap_or(at..at);
         self.diagnostics
             .push(Diagnostic::new(ParseKind::Structure, message, range));
     }
@@ -297,7 +306,10 @@ impl Builder<'_, '_> {
         check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     ) {
         let text = self.ctx.text;
-        let shared = match text.get(opener.clone()).map(|s| s.trim_end_matches([' ', '\t'])) {
+        let shared = match text
+            .get(opener.clone())
+            .map(|s| s.trim_end_matches([' ', '\t']))
+        {
             Some("```lua") => false,
             Some("```lua shared") => true,
             _ => return,
@@ -325,7 +337,9 @@ impl Builder<'_, '_> {
         let last_line = index.line_count().saturating_sub(1) as u32;
         let line = (block.first_line + err.line.saturating_sub(1)).min(last_line);
         let start = index.line_start(line).unwrap_or(block.block_range.start);
-        let range = index.line_range(self.ctx.text, line).unwrap_or(start..start);
+        let range = index
+            .line_range(self.ctx.text, line)
+            .unwrap_or(start..start);
         self.diagnostics
             .push(Diagnostic::new(ParseKind::Lua, err.message, range));
     }
@@ -363,7 +377,11 @@ impl Builder<'_, '_> {
         let earlier = self
             .flat
             .iter()
-            .find(|s| s.parent == parent && s.heading.level == heading.level && s.heading.text == heading.text)
+            .find(|s| {
+                s.parent == parent
+                    && s.heading.level == heading.level
+                    && s.heading.text == heading.text
+            })
             .map(|s| s.heading.line);
         if let Some(line) = earlier {
             self.structure_error(duplicate_section(&heading.text, line + 1), start);

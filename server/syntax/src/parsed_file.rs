@@ -296,7 +296,10 @@ fn compile_cached(
 fn point_at(text: &str, offset: usize) -> Point {
     let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
     let row = before.iter().filter(|&&b| b == b'\n').count();
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     Point {
         row,
         column: offset - line_start,

@@ -12,7 +12,9 @@ fn prompt(body: &str) -> String {
 /// `line:col: error[Kind]: message` for the body's diagnostics.
 fn body_errors(text: &str) -> Vec<String> {
     let analysis = parse(text);
-    render(text, &analysis, |k| matches!(k, ParseKind::Structure | ParseKind::Lua))
+    render(text, &analysis, |k| {
+        matches!(k, ParseKind::Structure | ParseKind::Lua)
+    })
 }
 
 fn render(text: &str, analysis: &Analysis, keep: impl Fn(ParseKind) -> bool) -> Vec<String> {
@@ -36,19 +38,28 @@ fn a_valid_body_has_no_errors() {
 #[test]
 fn no_h1_is_reported_at_the_first_line_after_the_frontmatter() {
     let text = prompt("\n## A\n");
-    assert_eq!(body_errors(&text), ["6:1: error[Structure]: a prompt has exactly one H1 title"]);
+    assert_eq!(
+        body_errors(&text),
+        ["6:1: error[Structure]: a prompt has exactly one H1 title"]
+    );
 }
 
 #[test]
 fn anything_before_the_h1_is_reported_at_its_line() {
     let text = prompt("\n\nintro text\n# Title\n");
-    assert_eq!(body_errors(&text), ["8:1: error[Structure]: a prompt has exactly one H1 title"]);
+    assert_eq!(
+        body_errors(&text),
+        ["8:1: error[Structure]: a prompt has exactly one H1 title"]
+    );
 }
 
 #[test]
 fn a_second_h1_is_reported_at_its_line() {
     let text = prompt("# One\n## A\n# Two\n");
-    assert_eq!(body_errors(&text), ["8:1: error[Structure]: a prompt has exactly one H1 title"]);
+    assert_eq!(
+        body_errors(&text),
+        ["8:1: error[Structure]: a prompt has exactly one H1 title"]
+    );
 }
 
 #[test]
@@ -90,7 +101,10 @@ fn lua_shared_outside_the_h1_body_fails() {
 #[test]
 fn a_lua_syntax_error_is_at_the_file_line_with_luas_message() {
     let text = prompt("# T\n## A\n```lua\nlocal x = 1\nx = = 2\n```\n");
-    assert_eq!(body_errors(&text), ["10:1: error[Lua]: unexpected symbol near '='"]);
+    assert_eq!(
+        body_errors(&text),
+        ["10:1: error[Lua]: unexpected symbol near '='"]
+    );
 }
 
 #[test]
@@ -150,13 +164,22 @@ fn the_section_tree_nests_children() {
     assert_eq!(a.children.len(), 2);
     assert_eq!(a.children[0].children[0].heading.target(), "#### A1a");
     assert_eq!(analysis.document.sections[1].heading.text, "B");
-    assert_eq!(analysis.document.title.as_ref().map(|h| h.text.as_str()), Some("T"));
+    assert_eq!(
+        analysis.document.title.as_ref().map(|h| h.text.as_str()),
+        Some("T")
+    );
 }
 
 #[test]
 fn crlf_and_bom_keep_positions() {
-    let text = format!("\u{feff}{}", prompt("# T\n## A\n```lua\nx = = 2\n```\n").replace('\n', "\r\n"));
-    assert_eq!(body_errors(&text), ["9:1: error[Lua]: unexpected symbol near '='"]);
+    let text = format!(
+        "\u{feff}{}",
+        prompt("# T\n## A\n```lua\nx = = 2\n```\n").replace('\n', "\r\n")
+    );
+    assert_eq!(
+        body_errors(&text),
+        ["9:1: error[Lua]: unexpected symbol near '='"]
+    );
     let analysis = parse(&text);
     assert_eq!(analysis.document.lua_blocks[0].code, "x = = 2\r\n");
 }

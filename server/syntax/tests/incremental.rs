@@ -1,15 +1,37 @@
 //! Incremental analysis equals a parse from scratch, whatever the edits.
 
-use proptest::prelude::*;
 use promptforge_syntax::{parse, ParsedFile};
+use proptest::prelude::*;
 
 const SEED: &str = "---\nname: page-fetcher\ndescription: Fetches a page\npromptforge: 0\nplugins:\n  - promptforge/web\ntools:\n  fetch: promptforge/web/fetch\nmodels:\n  writer: {}\n---\n\n# Page fetcher\n\n```lua shared\nfunction label(t) return t.name end\n```\n\n```lua\nmodels.default('writer')\n```\n\n## Fetch\n\nProse about fetching.\n\n```lua\nreturn tools.call('fetch', { url = args })\n```\n\n### Helper\n---\n```lua\nreturn 1\n```\n\n## Other\n\n~~~\n# not a heading\n~~~\n";
 
 /// Fragments that change the block structure, the YAML and the Lua.
 const FRAGMENTS: &[&str] = &[
-    "---\n", "```lua\n", "```lua shared\n", "```\n", "~~~\n", "# h\n", "## A\n", "### B\n",
-    "\r\n", "\r", "\n", "é", "😀", "x", "=", " ", "end", "tools:\n  a: b/c/d\n", "name: X\n",
-    "- acme/x\n", "```", "#", "\u{feff}", "local = 1\n", "\t",
+    "---\n",
+    "```lua\n",
+    "```lua shared\n",
+    "```\n",
+    "~~~\n",
+    "# h\n",
+    "## A\n",
+    "### B\n",
+    "\r\n",
+    "\r",
+    "\n",
+    "é",
+    "😀",
+    "x",
+    "=",
+    " ",
+    "end",
+    "tools:\n  a: b/c/d\n",
+    "name: X\n",
+    "- acme/x\n",
+    "```",
+    "#",
+    "\u{feff}",
+    "local = 1\n",
+    "\t",
 ];
 
 #[derive(Debug, Clone)]

@@ -1,0 +1,134 @@
+//! The frontmatter validator: the YAML text between the two `---` lines to the
+//! [`Frontmatter`] model, with every problem of `language.md` §1.1-§1.3 and the Tools
+//! chapter's parse-time rules as a [`Diagnostic`] with its exact message and byte range.
+//!
+//! One module per concept: `yaml` (the position-keeping parse over saphyr-parser), `spans`
+//! (corrections of the parser's spans), `values` (core-schema resolution and serde's type
+//! names), [`names`] (the name grammars), `keys` (the top level), `plugins`, `tools`,
+//! `models`, and [`messages`] (every message text).
+
+mod keys;
+pub mod messages;
+pub mod model;
+mod models;
+pub mod names;
+mod plugins;
+mod spans;
+mod tools;
+mod values;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use keys::{KNOWN_KEYS, REQUIRED_KEYS};
+pub use model::*;
+pub use models::OPTION_KEYS;
+pub use plugins::ENTRY_KEYS;
+
+use std::ops::Range;
+
+use crate::diagnostic::{Diagnostic, ParseKind};
+use names::NameError;
+use yaml::Node;
+
+/// Validates the YAML text between the two `---` lines. `text` is the whole file,
+/// `yaml` the byte range of the YAML text inside it (from the first byte of the line after the
+/// opening `---` to the first byte of the closing `---` line), `frontmatter` the byte range of
+/// the whole frontmatter (opening `---` to the end of the closing `---` line). Every problem
+/// goes to `diagnostics` (any order; the caller sorts by range start, stable). Returns the
+/// model with every valid value.
+pub fn validate(
+    text: &str,
+    yaml: Range<usize>,
+    frontmatter: Range<usize>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Frontmatter {
+    let mut model = Frontmatter {
+        range: frontmatter.clone(),
+        yaml_range: yaml.clone(),
+        ..Frontmatter::default()
+    };
+    match yaml::parse(text, yaml.clone()) {
+        Err(error) => {
+            // From the byte the parser names to the end of its line; empty at the end of the YAML.
+            let at = error.offset.min(yaml.end.max(yaml.start));
+            let line_end = text.get(at..yaml.end).map_or(at, |rest| {
+                at + rest.find(['\n', '\r']).unwrap_or(rest.len())
+            });
+            let range = at..line_end;
+            diagnostics.push(Diagnostic::new(
+                ParseKind::Frontmatter,
+                messages::invalid_yaml(&error.message),
+                range,
+            ));
+        }
+        Ok(root) => {
+            let opening_end = (frontmatter.start + 3)
+                .min(text.len())
+                .max(frontmatter.start);
+            let mut cx = Cx { text, diagnostics };
+            keys::validate_root(
+                &mut cx,
+                root.as_ref(),
+                &mut model,
+                frontmatter.start..opening_end,
+            );
+        }
+    }
+    model
+}
+
+/// What the validators share: the file text and the diagnostics.
+pub(crate) struct Cx<'a> {
+    /// The whole file text.
+    pub text: &'a str,
+    /// Where problems go.
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl Cx<'_> {
+    /// A located Frontmatter diagnostic.
+    pub fn error(&mut self, message: String, range: Range<usize>) {
+        self.diagnostics
+            .push(Diagnostic::new(ParseKind::Frontmatter, message, range));
+    }
+
+    /// Any prepared diagnostic.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// serde's `invalid type: {found}, expected {what}` at `node`.
+    pub fn type_error(&mut self, node: &Node, expected: &str) {
+        let message = messages::invalid_type(&values::found(node), expected);
+        self.error(message, node.range.clone());
+    }
+
+    /// A name error at the scalar holding the name: the range starts at the scalar's first
+    /// character (its quote, if quoted) and runs to the end of the segment the reason names
+    /// (the whole scalar for a whole-name reason, or when the written text is not the value).
+    pub fn name_error(&mut self, node: &Node, name: &str, error: NameError) {
+        let whole = error.segment.start == 0 && error.segment.end == name.len();
+        let range = match node.value_start() {
+            Some(start) if !whole => {
+                node.range.start..(start + error.segment.end).max(node.range.start)
+            }
+            _ => node.range.clone(),
+        };
+        self.error(error.message, range);
+    }
+
+    /// The text of a key for messages.
+    pub fn key_text(&self, key: &Node) -> String {
+        values::key_text(key, self.text)
+    }
+
+    /// True when a key is written as a string (not `1:`, `true:`, `null:`, or a collection).
+    pub fn is_string_key(key: &Node) -> bool {
+        matches!(
+            key.scalar().map(values::resolve_scalar),
+            Some(values::Value::Str(_))
+        )
+    }
+}
