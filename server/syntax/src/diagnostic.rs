@@ -51,8 +51,11 @@ pub struct Diagnostic {
     /// The exact message of the spec.
     pub message: String,
     /// Byte range in the file text the problem covers (the segment, alias, entry,
-    /// key or value). Its start is where `line:column` points.
+    /// key or value), for the editor.
     pub range: Range<usize>,
+    /// Byte offset that `line:column` reports: the range's start, except for a name
+    /// error naming a segment, which is reported at its scalar's first character.
+    pub offset: usize,
     /// False for the messages the spec prints without `line:column` (a Plugin
     /// declared twice, a slot backed by an optional Plugin); the range still
     /// places them for the editor.
@@ -67,10 +70,17 @@ impl Diagnostic {
         Diagnostic {
             kind,
             message: message.into(),
+            offset: range.start,
             range,
             located: true,
             related: Vec::new(),
         }
+    }
+
+    /// Reports the diagnostic at `offset` while its range stays as it is.
+    pub fn reported_at(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
     }
 
     /// Marks the diagnostic as printed without `line:column`.
@@ -89,7 +99,7 @@ impl Diagnostic {
     }
 }
 
-/// Puts diagnostics in document order (by range start; ties keep their order).
+/// Puts diagnostics in document order (by reported offset; ties keep their order).
 pub fn sort_in_document_order(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by_key(|d| d.range.start);
+    diagnostics.sort_by_key(|d| d.offset);
 }

@@ -105,18 +105,18 @@ impl Cx<'_> {
         self.error(message, node.range.clone());
     }
 
-    /// A name error at the scalar holding the name: the range starts at the scalar's first
-    /// character (its quote, if quoted) and runs to the end of the segment the reason names
-    /// (the whole scalar for a whole-name reason, or when the written text is not the value).
+    /// A name error reported at the scalar holding the name (its quote, if quoted), with a
+    /// range covering the segment the reason names (the whole scalar for a whole-name
+    /// reason, or when the written text is not the value).
     pub fn name_error(&mut self, node: &Node, name: &str, error: NameError) {
         let whole = error.segment.start == 0 && error.segment.end == name.len();
         let range = match node.value_start() {
-            Some(start) if !whole => {
-                node.range.start..(start + error.segment.end).max(node.range.start)
-            }
+            Some(start) if !whole => start + error.segment.start..start + error.segment.end,
             _ => node.range.clone(),
         };
-        self.error(error.message, range);
+        let diagnostic = Diagnostic::new(ParseKind::Frontmatter, error.message, range)
+            .reported_at(node.range.start);
+        self.push(diagnostic);
     }
 
     /// The text of a key for messages.

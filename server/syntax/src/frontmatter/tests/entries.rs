@@ -143,16 +143,16 @@ fn a_count_error_covers_the_whole_scalar() {
 #[test]
 fn a_segment_error_starts_at_the_scalar_and_runs_to_the_end_of_the_segment() {
     let c = plugins("  - promptforge/Web\n  - \"acme/w b\"\n  - 'x//y'\n");
-    c.assert_diag(0, "invalid Plugin id `promptforge/Web`: invalid global name: segment 2 contains `W`; allowed are a-z, 0-9, -, _ and .", (6, 5), "promptforge/Web");
-    c.assert_diag(1, "invalid Plugin id `acme/w b`: invalid global name: segment 2 contains ` `; allowed are a-z, 0-9, -, _ and .", (7, 5), "\"acme/w b");
+    c.assert_diag(0, "invalid Plugin id `promptforge/Web`: invalid global name: segment 2 contains `W`; allowed are a-z, 0-9, -, _ and .", (6, 5), "Web");
+    c.assert_diag(1, "invalid Plugin id `acme/w b`: invalid global name: segment 2 contains ` `; allowed are a-z, 0-9, -, _ and .", (7, 5), "w b");
     c.assert_diag(
         2,
         "invalid Plugin id `x//y`: invalid global name: segment 2 is empty",
         (8, 5),
-        "'x/",
+        "",
     );
     let c = plugins("  - 'Acme/web'\n  - /web\n");
-    c.assert_diag(0, "invalid Plugin id `Acme/web`: invalid global name: segment 1 contains `A`; allowed are a-z, 0-9, -, _ and .", (6, 5), "'Acme");
+    c.assert_diag(0, "invalid Plugin id `Acme/web`: invalid global name: segment 1 contains `A`; allowed are a-z, 0-9, -, _ and .", (6, 5), "Acme");
     c.assert_diag(
         1,
         "invalid Plugin id `/web`: invalid global name: segment 1 is empty",

@@ -89,7 +89,7 @@ impl Checked {
         let d = &self.diags[i];
         assert_eq!(d.message, message);
         assert_eq!(
-            line_col(&self.text, d.range.start),
+            line_col(&self.text, d.offset),
             at,
             "position of {message:?}"
         );

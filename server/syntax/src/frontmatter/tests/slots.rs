@@ -66,7 +66,7 @@ fn tool_path_errors_at_the_value() {
     ));
     assert_eq!(c.diags.len(), 5);
     c.assert_diag(0, "invalid exact tool path `promptforge/web`: invalid tool id: a tool id has exactly 3 segments (namespace/plugin/name)", (6, 6), "promptforge/web");
-    c.assert_diag(1, "invalid exact tool path `promptforge/Web/fetch`: invalid tool id: segment 2 contains `W`; allowed are a-z, 0-9, -, _ and .", (7, 6), "promptforge/Web");
+    c.assert_diag(1, "invalid exact tool path `promptforge/Web/fetch`: invalid tool id: segment 2 contains `W`; allowed are a-z, 0-9, -, _ and .", (7, 6), "Web");
     c.assert_diag(
         2,
         "invalid type: integer `5`, expected an exact tool path string",
