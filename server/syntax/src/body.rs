@@ -1,6 +1,7 @@
 //! The body's structure (`language.md` §1.4): the one H1, the section tree,
 //! executable blocks, off-walk and comment markers, and their errors.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
@@ -9,6 +10,7 @@ use crate::diagnostic::{Diagnostic, ParseKind};
 use crate::document::{Body, Heading, LuaBlock, Section};
 use crate::line_index::LineIndex;
 use crate::lua::LuaSyntaxError;
+use crate::node_kinds::kinds;
 
 /// The message for a body without exactly one H1 in the right place.
 pub const ONE_H1: &str = "a prompt has exactly one H1 title";
@@ -107,6 +109,7 @@ pub fn analyze(
         model: BodyModel::default(),
         flat: Vec::new(),
         stack: Vec::new(),
+        seen: HashMap::default(),
         current: Current::H1,
         state: BodyState::default(),
         diagnostics,
@@ -126,44 +129,54 @@ fn node_text<'t>(text: &'t str, node: Node<'_>) -> &'t str {
 }
 
 fn read_items(ctx: &BodyContext<'_>, root: Node<'_>) -> Vec<Item> {
+    let k = kinds();
     let mut items = Vec::new();
     let mut cursor = root.walk();
     for node in root.named_children(&mut cursor) {
-        if node.start_byte() < ctx.start || node.kind() == "frontmatter" {
+        let kind = node.kind_id();
+        if node.start_byte() < ctx.start || kind == k.frontmatter {
             continue;
         }
         let range = node.byte_range();
-        let item = match node.kind() {
-            "atx_heading" => Item::Heading(read_heading(ctx, node)),
-            "fenced_code_block" => {
-                let opener =
-                    child_of_kind(node, "fence_open").map_or(range.clone(), |n| n.byte_range());
-                let code = match child_of_kind(node, "code_content") {
-                    Some(code) => code.byte_range(),
-                    None => {
-                        let at = child_of_kind(node, "fence_close")
-                            .map_or(range.end, |n| n.start_byte());
-                        at..at
-                    }
-                };
-                Item::Fence {
-                    range,
-                    opener,
-                    code,
-                }
-            }
-            "thematic_break" => Item::Break(range),
-            _ => Item::Paragraph(range),
+        let item = if kind == k.atx_heading {
+            Item::Heading(read_heading(ctx, node))
+        } else if kind == k.fenced_code_block {
+            read_fence(node)
+        } else if kind == k.thematic_break {
+            Item::Break(range)
+        } else {
+            Item::Paragraph(range)
         };
         items.push(item);
     }
     items
 }
 
-fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+/// A fence's opening line and code ranges (an empty code range where the code would start).
+fn read_fence(node: Node<'_>) -> Item {
+    let k = kinds();
+    let range = node.byte_range();
+    let (mut opener, mut code, mut close) = (None, None, None);
     let mut cursor = node.walk();
-    let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
-    found
+    for child in node.named_children(&mut cursor) {
+        let kind = child.kind_id();
+        if kind == k.fence_open {
+            opener = Some(child.byte_range());
+        } else if kind == k.code_content {
+            code = Some(child.byte_range());
+        } else if kind == k.fence_close {
+            close = Some(child.start_byte());
+        }
+    }
+    let code = code.unwrap_or_else(|| {
+        let at = close.unwrap_or(range.end);
+        at..at
+    });
+    Item::Fence {
+        opener: opener.unwrap_or_else(|| range.clone()),
+        code,
+        range,
+    }
 }
 
 fn read_heading(ctx: &BodyContext<'_>, node: Node<'_>) -> Heading {
@@ -193,6 +206,8 @@ struct Builder<'a, 'd> {
     flat: Vec<FlatSection>,
     /// Indices into `flat` of the open sections, shallowest first.
     stack: Vec<usize>,
+    /// The 0-based line of each section seen, by parent, level and heading text.
+    seen: HashMap<(Option<usize>, u8, String), u32>,
     current: Current,
     state: BodyState,
     diagnostics: &'d mut Vec<Diagnostic>,
@@ -374,18 +389,11 @@ impl Builder<'_, '_> {
             let message = level_skipped(&heading.text, heading.level, parent_level);
             self.structure_error(message, start);
         }
-        let earlier = self
-            .flat
-            .iter()
-            .find(|s| {
-                s.parent == parent
-                    && s.heading.level == heading.level
-                    && s.heading.text == heading.text
-            })
-            .map(|s| s.heading.line);
-        if let Some(line) = earlier {
+        let key = (parent, heading.level, heading.text.clone());
+        if let Some(&line) = self.seen.get(&key) {
             self.structure_error(duplicate_section(&heading.text, line + 1), start);
         }
+        self.seen.entry(key).or_insert(heading.line);
         let index = self.flat.len();
         self.flat.push(FlatSection {
             heading,

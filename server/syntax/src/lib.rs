@@ -11,6 +11,7 @@ pub mod document;
 pub mod frontmatter;
 pub mod line_index;
 pub mod lua;
+pub mod node_kinds;
 pub mod parsed_file;
 pub mod prompt_detection;
 

@@ -31,19 +31,11 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut line_starts = Vec::with_capacity(bytes.len() / 32 + 1);
         line_starts.push(0);
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => line_starts.push(i + 1),
-                b'\r' => {
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    line_starts.push(i + 1);
-                }
-                _ => {}
+        for at in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            let crlf_head = bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) == Some(&b'\n');
+            if !crlf_head {
+                line_starts.push(at + 1);
             }
-            i += 1;
         }
         LineIndex {
             line_starts,

@@ -2,7 +2,7 @@
 //! incrementally, the frontmatter re-validated only when an edit touched it, and
 //! only Lua blocks whose text changed are compiled again.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -14,6 +14,7 @@ use crate::document::{Document, LuaBlock};
 use crate::frontmatter::{self, Frontmatter};
 use crate::line_index::LineIndex;
 use crate::lua::{self, LuaSyntaxError};
+use crate::node_kinds::{kinds, language};
 use crate::Analysis;
 
 /// The message for a file without frontmatter, or without its closing line.
@@ -71,8 +72,30 @@ struct FrontmatterCache {
     diagnostics: Vec<Diagnostic>,
 }
 
-/// Compile results of the Lua blocks, keyed by their code.
-type LuaCache = HashMap<String, Result<(), LuaSyntaxError>>;
+/// Compile results of the last analysis's Lua blocks, keyed by their code's byte range.
+type LuaCache = HashMap<(usize, usize), Result<(), LuaSyntaxError>>;
+
+/// The byte offsets of the last edit: where it starts, and where it ended in the old and new text.
+#[derive(Debug, Clone, Copy)]
+struct EditSpan {
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+}
+
+impl EditSpan {
+    /// The range a code range of the new text had in the old text, when the edit left it untouched.
+    fn old_range(&self, new: &Range<usize>) -> Option<(usize, usize)> {
+        if new.end <= self.start {
+            Some((new.start, new.end))
+        } else if new.start >= self.new_end {
+            let shift = |at: usize| at + self.old_end - self.new_end;
+            Some((shift(new.start), shift(new.end)))
+        } else {
+            None
+        }
+    }
+}
 
 /// A prompt file, its tree and its analysis, updated by [`ParsedFile::edit`].
 pub struct ParsedFile {
@@ -96,7 +119,7 @@ impl fmt::Debug for ParsedFile {
 fn new_parser() -> Parser {
     let mut parser = Parser::new();
     // The grammar is compiled into this crate; its ABI always matches.
-    let _ = parser.set_language(&tree_sitter_promptforge::LANGUAGE.into());
+    let _ = parser.set_language(&language());
     parser
 }
 
@@ -115,9 +138,9 @@ impl ParsedFile {
                 line_index: LineIndex::new(""),
             },
             frontmatter_cache: None,
-            lua_cache: LuaCache::new(),
+            lua_cache: LuaCache::default(),
         };
-        file.analyze();
+        file.analyze(None);
         file
     }
 
@@ -168,7 +191,11 @@ impl ParsedFile {
             tree.edit(&input);
         }
         self.tree = self.parser.parse(&self.text, self.tree.as_ref());
-        self.analyze();
+        self.analyze(Some(EditSpan {
+            start: range.start,
+            old_end: range.end,
+            new_end,
+        }));
         Ok(())
     }
 
@@ -179,8 +206,8 @@ impl ParsedFile {
             .try_for_each(|edit| self.edit(edit.range.clone(), &edit.text))
     }
 
-    /// Rebuilds the analysis from the current tree, reusing what did not change.
-    fn analyze(&mut self) {
+    /// Rebuilds the analysis from the current tree, reusing what `edit` did not change.
+    fn analyze(&mut self, edit: Option<EditSpan>) {
         let text = self.text.as_str();
         let line_index = LineIndex::new(text);
         let mut diagnostics = Vec::new();
@@ -192,7 +219,7 @@ impl ParsedFile {
         let frontmatter_node = root.and_then(|root| {
             let mut cursor = root.walk();
             let first = root.named_children(&mut cursor).next();
-            first.filter(|n| n.kind() == "frontmatter")
+            first.filter(|n| n.kind_id() == kinds().frontmatter)
         });
         match (root, frontmatter_node) {
             (Some(root), Some(node)) => {
@@ -207,9 +234,16 @@ impl ParsedFile {
                     line_index: &line_index,
                     start: range.end,
                 };
-                let mut used = LuaCache::new();
-                let cache = &mut self.lua_cache;
-                let mut check = |block: &LuaBlock| compile_cached(cache, &mut used, &block.code);
+                let mut used = LuaCache::default();
+                let previous = &self.lua_cache;
+                let mut check = |block: &LuaBlock| {
+                    let old = edit.and_then(|e| e.old_range(&block.code_range));
+                    let result = old
+                        .and_then(|key| previous.get(&key).cloned())
+                        .unwrap_or_else(|| lua::check_syntax(&block.code));
+                    used.insert((block.code_range.start, block.code_range.end), result.clone());
+                    result
+                };
                 let model = body::analyze(&ctx, root, &mut check, &mut diagnostics);
                 self.lua_cache = used;
                 document.title = model.title;
@@ -242,13 +276,16 @@ impl ParsedFile {
 fn yaml_range(node: tree_sitter::Node<'_>) -> Range<usize> {
     let mut cursor = node.walk();
     let children: Vec<_> = node.named_children(&mut cursor).collect();
-    if let Some(content) = children.iter().find(|c| c.kind() == "frontmatter_content") {
+    if let Some(content) = children
+        .iter()
+        .find(|c| c.kind_id() == kinds().frontmatter_content)
+    {
         return content.byte_range();
     }
     let closing = children
         .iter()
         .rev()
-        .find(|c| c.kind() == "frontmatter_delimiter")
+        .find(|c| c.kind_id() == kinds().frontmatter_delimiter)
         .map_or(node.end_byte(), |c| c.start_byte());
     closing..closing
 }
@@ -273,23 +310,6 @@ fn cached_frontmatter(
         diagnostics: diagnostics.clone(),
     });
     (frontmatter, diagnostics)
-}
-
-/// Compiles `code` unless the previous analysis already did; records the result in `used`.
-fn compile_cached(
-    previous: &mut LuaCache,
-    used: &mut LuaCache,
-    code: &str,
-) -> Result<(), LuaSyntaxError> {
-    if let Some(result) = used.get(code) {
-        return result.clone();
-    }
-    let result = match previous.remove(code) {
-        Some(result) => result,
-        None => lua::check_syntax(code),
-    };
-    used.insert(code.to_owned(), result.clone());
-    result
 }
 
 /// Tree-sitter's point of a byte offset: rows end at `\n` only, columns are bytes.

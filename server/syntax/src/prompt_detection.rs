@@ -3,24 +3,38 @@
 /// The message for a Markdown file named explicitly that is not a prompt (kind Version).
 pub const NOT_A_PROMPT: &str = "not a PromptForge prompt: the frontmatter has no promptforge: key";
 
-/// True when `text` starts (after an optional BOM) with a `---` line and the
-/// frontmatter below it (up to the closing `---` line, or the end of the file
-/// when there is none) has a top-level `promptforge` key.
+/// True when `text` starts (after an optional BOM and blank lines) with a `---`
+/// line and the frontmatter below it (up to the closing `---` line, or the end of
+/// the file when there is none) has a top-level `promptforge` key, in block or
+/// flow style.
 pub fn is_prompt(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split(['\n', '\r']);
+    let mut lines = text
+        .split(['\n', '\r'])
+        .skip_while(|line| line.trim_matches([' ', '\t']).is_empty());
     if lines.next() != Some("---") {
         return false;
     }
+    let mut yaml = String::new();
     for line in lines {
         if line == "---" {
-            return false;
+            break;
         }
         if is_promptforge_key(line) {
             return true;
         }
+        yaml.push_str(line);
+        yaml.push('\n');
     }
-    false
+    yaml.contains("promptforge") && has_promptforge_key(&yaml)
+}
+
+/// Reads the YAML for a top-level `promptforge` key (flow style, or other forms a
+/// line scan misses). Invalid YAML has no key.
+fn has_promptforge_key(yaml: &str) -> bool {
+    serde_yaml::from_str::<serde_yaml::Value>(yaml)
+        .ok()
+        .is_some_and(|value| value.get("promptforge").is_some())
 }
 
 fn is_promptforge_key(line: &str) -> bool {
@@ -39,14 +53,18 @@ mod tests {
         assert!(is_prompt("---\nname: x\npromptforge: 0\n---\n# T\n"));
         assert!(is_prompt("\u{feff}---\r\npromptforge : 0\r\n---\r\n"));
         assert!(is_prompt("---\n\"promptforge\": 0\n"));
+        assert!(is_prompt("---\n{name: x, promptforge: 0}\n---\n"));
+        assert!(is_prompt("\n  \n---\npromptforge: 0\n---\n"));
     }
 
     #[test]
     fn other_markdown_is_not_a_prompt() {
         assert!(!is_prompt("# Title\npromptforge: 0\n"));
         assert!(!is_prompt("---\ntitle: x\n---\npromptforge: 0\n"));
-        assert!(!is_prompt("---\n  promptforge: 0\n---\n"));
+        assert!(is_prompt("---\n  promptforge: 0\n---\n"));
         assert!(!is_prompt("---\npromptforge_x: 0\n---\n"));
+        assert!(!is_prompt("---\n{name: promptforge}\n---\n"));
+        assert!(!is_prompt("---\nnested:\n  promptforge: 0\n---\n"));
         assert!(!is_prompt(""));
     }
 }

@@ -1,0 +1,178 @@
+//! Finding the files `check` reads: explicit files as named, folders walked
+//! recursively for Markdown files, everything in bytewise path order.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// Extensions of the Markdown files a folder walk picks up.
+const MARKDOWN_EXTENSIONS: [&str; 2] = ["md", "markdown"];
+
+/// Folders a walk never enters (besides hidden ones).
+const SKIPPED_FOLDERS: [&str; 2] = ["target", "node_modules"];
+
+/// A file to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The path to open.
+    pub path: PathBuf,
+    /// The path to print: as reached from the argument (`examples/x.md`).
+    pub display: String,
+    /// True when the file was named on the command line rather than found in a folder.
+    pub explicit: bool,
+}
+
+/// A path that could not be used, with the reason, for `promptforge: {path}: {reason}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathError {
+    /// The path as printed.
+    pub path: String,
+    /// Why it could not be used.
+    pub reason: String,
+}
+
+/// What [`collect`] found.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// Files to check, sorted bytewise by their printed path, each once.
+    pub targets: Vec<Target>,
+    /// Arguments or folders that could not be read.
+    pub errors: Vec<PathError>,
+}
+
+/// Collects the files named by `args` (files as they are, folders recursively).
+pub fn collect(args: &[PathBuf]) -> Collected {
+    let mut found = Collected::default();
+    for arg in args {
+        let display = arg.to_string_lossy().into_owned();
+        match fs::metadata(arg) {
+            Err(error) => found.errors.push(PathError {
+                path: display,
+                reason: describe_io_error(&error),
+            }),
+            Ok(meta) if meta.is_dir() => {
+                let shown = if is_current_dir(arg) {
+                    None
+                } else {
+                    Some(arg.clone())
+                };
+                walk(arg, shown.as_deref(), &mut found);
+            }
+            Ok(_) => found.targets.push(Target {
+                path: arg.clone(),
+                display,
+                explicit: true,
+            }),
+        }
+    }
+    // Path order; for one path named twice, or named and also found, keep it once,
+    // as explicit (explicit sorts first among equals).
+    found.targets.sort_by(|a, b| {
+        a.display
+            .as_bytes()
+            .cmp(b.display.as_bytes())
+            .then(b.explicit.cmp(&a.explicit))
+    });
+    found
+        .targets
+        .dedup_by(|later, earlier| later.display == earlier.display);
+    found
+}
+
+/// Walks `dir`, whose printed form is `shown` (None for `.`, whose files print bare).
+fn walk(dir: &Path, shown: Option<&Path>, found: &mut Collected) {
+    let shown_dir = shown.map_or_else(|| ".".to_owned(), |s| s.to_string_lossy().into_owned());
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            found.errors.push(PathError {
+                path: shown_dir,
+                reason: describe_io_error(&error),
+            });
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                found.errors.push(PathError {
+                    path: shown_dir.clone(),
+                    reason: describe_io_error(&error),
+                });
+                continue;
+            }
+        };
+        let name = entry.file_name();
+        let path = entry.path();
+        let shown_path = match shown {
+            Some(parent) => parent.join(&name),
+            None => PathBuf::from(&name),
+        };
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            let name = name.to_string_lossy();
+            if !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name.as_ref()) {
+                walk(&path, Some(&shown_path), found);
+            }
+            continue;
+        }
+        // A symlink counts when it points at a file; linked folders are not
+        // followed, so a walk never loops.
+        let is_file = file_type.is_file()
+            || (file_type.is_symlink() && fs::metadata(&path).is_ok_and(|m| m.is_file()));
+        if is_file && is_markdown(&path) {
+            found.targets.push(Target {
+                path,
+                display: shown_path.to_string_lossy().into_owned(),
+                explicit: false,
+            });
+        }
+    }
+}
+
+/// True for `.md` and `.markdown` files (lowercase extensions).
+fn is_markdown(path: &Path) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| MARKDOWN_EXTENSIONS.contains(&ext))
+}
+
+/// True for `.`, `./`, `././`: a folder whose files print without a prefix.
+fn is_current_dir(path: &Path) -> bool {
+    let mut components = path.components().peekable();
+    components.peek().is_some() && components.all(|c| c == Component::CurDir)
+}
+
+/// The reason part of `promptforge: {path}: {reason}` for an I/O error.
+pub fn describe_io_error(error: &io::Error) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => "no such file or folder".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn current_dir_forms() {
+        assert!(is_current_dir(Path::new(".")));
+        assert!(is_current_dir(Path::new("./")));
+        assert!(!is_current_dir(Path::new("")));
+        assert!(!is_current_dir(Path::new("./examples")));
+        assert!(!is_current_dir(Path::new("..")));
+    }
+
+    #[test]
+    fn markdown_extensions() {
+        assert!(is_markdown(Path::new("a/b.md")));
+        assert!(is_markdown(Path::new("b.markdown")));
+        assert!(!is_markdown(Path::new("b.txt")));
+        assert!(!is_markdown(Path::new("md")));
+    }
+}

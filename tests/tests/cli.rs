@@ -1,0 +1,330 @@
+//! The `promptforge check` command line: folder walks, path order, skipping,
+//! exit codes, errors on stderr, and the `json` and `github` formats.
+
+use promptforge_tests::{run_in, workspace_root, Scratch};
+use serde_json::Value;
+
+const NAME_RULE: &str = "expected [a-z0-9][a-z0-9_-]{0,63}";
+const NOT_A_PROMPT: &str = "not a PromptForge prompt: the frontmatter has no promptforge: key";
+
+/// A valid prompt.
+const VALID: &str = "---\nname: ok\ndescription: d\npromptforge: 0\n---\n\n# Title\n";
+
+/// A prompt with one problem: `invalid prompt name `{name}`` at 2:7.
+fn bad_name(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: d\npromptforge: 0\n---\n\n# Title\n")
+}
+
+fn bad_name_line(path: &str, name: &str) -> String {
+    format!("{path}:2:7: error[Frontmatter]: invalid prompt name `{name}`: {NAME_RULE}\n")
+}
+
+/// A project folder with prompts, non-prompts and folders a walk skips.
+fn project() -> Scratch {
+    let scratch = Scratch::new("walk");
+    for file in [
+        "proj/b.md",
+        "proj/a.md",
+        "proj/README.markdown",
+        "proj/sub-x.md",
+        "proj/sub/c.md",
+        "proj/sub/deeper/d.md",
+        // Never read: not Markdown, or in folders a walk skips.
+        "proj/x.txt",
+        "proj/target/t.md",
+        "proj/node_modules/n.md",
+        "proj/.hidden/h.md",
+        "proj/sub/.git/g.md",
+    ] {
+        scratch.write(file, bad_name("Bad"));
+    }
+    scratch.write("proj/valid.md", VALID);
+    scratch.write("proj/notes.md", "---\ntitle: Notes\n---\n\n# Notes\n");
+    scratch.write("proj/plain.md", "# Just Markdown\n");
+    scratch
+}
+
+fn walked(prefix: &str) -> String {
+    [
+        "README.markdown",
+        "a.md",
+        "b.md",
+        "sub-x.md",
+        "sub/c.md",
+        "sub/deeper/d.md",
+    ]
+    .iter()
+    .map(|file| bad_name_line(&format!("{prefix}{file}"), "Bad"))
+    .collect()
+}
+
+#[test]
+fn folder_walk_in_bytewise_path_order_skipping_non_prompts() {
+    let scratch = project();
+    let run = run_in(scratch.path(), &["check", "proj"]);
+    assert_eq!(run.stdout, walked("proj/"));
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.code, Some(1));
+
+    let run = run_in(scratch.path(), &["check", "proj/"]);
+    assert_eq!(run.stdout, walked("proj/"));
+}
+
+#[test]
+fn default_path_is_the_current_folder_printed_without_prefix() {
+    let scratch = project();
+    let dir = scratch.path().join("proj");
+    let run = run_in(&dir, &["check"]);
+    assert_eq!(run.stdout, walked(""));
+    assert_eq!(run.code, Some(1));
+    assert_eq!(run_in(&dir, &["check", "."]).stdout, walked(""));
+}
+
+#[test]
+fn explicit_files_in_path_order_and_non_prompts_reported() {
+    let scratch = project();
+    let run = run_in(
+        scratch.path(),
+        &[
+            "check",
+            "proj/notes.md",
+            "proj/b.md",
+            "proj/a.md",
+            "proj/a.md",
+        ],
+    );
+    let expected = format!(
+        "{}{}proj/notes.md: error[Version]: {NOT_A_PROMPT}\n",
+        bad_name_line("proj/a.md", "Bad"),
+        bad_name_line("proj/b.md", "Bad"),
+    );
+    assert_eq!(run.stdout, expected);
+    assert_eq!(run.code, Some(1));
+
+    let run = run_in(scratch.path(), &["check", "proj/plain.md"]);
+    assert_eq!(
+        run.stdout,
+        format!("proj/plain.md: error[Version]: {NOT_A_PROMPT}\n")
+    );
+    assert_eq!(run.code, Some(1));
+}
+
+#[test]
+fn clean_prompts_exit_zero_with_no_output() {
+    let scratch = Scratch::new("clean");
+    scratch.write("ok/one.md", VALID);
+    scratch.write("ok/notes.md", "# not a prompt, skipped in a folder\n");
+    let run = run_in(scratch.path(), &["check", "ok"]);
+    assert_eq!((run.stdout.as_str(), run.code), ("", Some(0)));
+    let run = run_in(scratch.path(), &["check", "--format", "json", "ok"]);
+    let value: Value = serde_json::from_str(&run.stdout).expect("json output");
+    assert_eq!(value, Value::Array(Vec::new()));
+    assert_eq!(run.code, Some(0));
+}
+
+#[test]
+fn nonexistent_path_is_a_usage_error() {
+    let scratch = Scratch::new("missing");
+    scratch.write("bad.md", bad_name("Bad"));
+    let run = run_in(scratch.path(), &["check", "missing.md"]);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "promptforge: missing.md: no such file or folder\n"
+    );
+    assert_eq!(run.code, Some(2));
+
+    // The other paths are still checked; the exit code says a path was wrong.
+    let run = run_in(scratch.path(), &["check", "bad.md", "nowhere"]);
+    assert_eq!(run.stdout, bad_name_line("bad.md", "Bad"));
+    assert_eq!(run.stderr, "promptforge: nowhere: no such file or folder\n");
+    assert_eq!(run.code, Some(2));
+}
+
+#[test]
+fn non_utf8_files() {
+    let scratch = Scratch::new("latin1");
+    scratch.write("docs/latin1.md", b"# Caf\xe9\n");
+    // Found in a folder and not a prompt: skipped.
+    let run = run_in(scratch.path(), &["check", "docs"]);
+    assert_eq!((run.stdout.as_str(), run.code), ("", Some(0)));
+    // Named explicitly: it cannot be read as text.
+    let run = run_in(scratch.path(), &["check", "docs/latin1.md"]);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("promptforge: docs/latin1.md: "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.code, Some(2));
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let dir = workspace_root();
+    assert_eq!(run_in(&dir, &["check", "--format", "xml"]).code, Some(2));
+    assert_eq!(run_in(&dir, &["check", "--no-such-flag"]).code, Some(2));
+    assert_eq!(run_in(&dir, &["no-such-command"]).code, Some(2));
+    assert_eq!(run_in(&dir, &[]).code, Some(2));
+    assert_eq!(run_in(&dir, &["check", "--help"]).code, Some(0));
+}
+
+#[test]
+fn common_flags_are_accepted() {
+    let scratch = Scratch::new("flags");
+    scratch.write("one.md", VALID);
+    for args in [
+        &["check", "-q", "one.md"][..],
+        &["-v", "check", "one.md"][..],
+        &["check", "--config", "promptforge.toml", "one.md"][..],
+    ] {
+        let run = run_in(scratch.path(), args);
+        assert_eq!((run.stdout.as_str(), run.code), ("", Some(0)), "{args:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn linked_folders_are_not_followed() {
+    let scratch = Scratch::new("loop");
+    scratch.write("top/a.md", bad_name("Bad"));
+    std::os::unix::fs::symlink(scratch.path().join("top"), scratch.path().join("top/again"))
+        .expect("a symlink can be made");
+    let run = run_in(scratch.path(), &["check", "top"]);
+    assert_eq!(run.stdout, bad_name_line("top/a.md", "Bad"));
+    assert_eq!(run.code, Some(1));
+}
+
+#[test]
+fn examples_are_clean() {
+    let run = run_in(&workspace_root(), &["check", "examples"]);
+    assert_eq!(run.stdout, "", "examples must be valid prompts");
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.code, Some(0));
+}
+
+/// A prompt with an astral character before an error, and an unlocated problem.
+const ASTRAL: &str = "---\nname: ok\ndescription: d\npromptforge: 0\ntools: {\"🔧\": a/b/c, x: 5}\nplugins:\n  - promptforge/web\n  - promptforge/web\n---\n\n# Title\n";
+
+#[test]
+fn json_format() {
+    let scratch = Scratch::new("json");
+    scratch.write("astral.md", ASTRAL);
+    let run = run_in(scratch.path(), &["check", "--format", "json", "astral.md"]);
+    assert_eq!(run.code, Some(1));
+    let value: Value = serde_json::from_str(&run.stdout).expect("json output");
+    let problems = value.as_array().expect("an array");
+    assert_eq!(problems.len(), 3, "{value:#}");
+
+    let alias = &problems[0];
+    assert_eq!(alias["path"], "astral.md");
+    assert_eq!(alias["kind"], "Frontmatter");
+    assert_eq!(
+        alias["message"],
+        "invalid alias \"🔧\": expected [A-Za-z][A-Za-z0-9_-]{0,63}"
+    );
+    assert_eq!(
+        (alias["line"].as_u64(), alias["column"].as_u64()),
+        (Some(5), Some(9))
+    );
+    assert_eq!(alias["range"]["start"]["line"], 4);
+    assert_eq!(alias["range"]["start"]["character"], 8);
+    assert_eq!(alias["byteRange"]["start"], ASTRAL.find("\"🔧\"").unwrap());
+
+    // `5` comes after the two UTF-16 code units of 🔧: column 24 in characters,
+    // character 24 (0-based) in UTF-16.
+    let value_error = &problems[1];
+    assert_eq!(
+        value_error["message"],
+        "invalid type: integer `5`, expected an exact tool path string"
+    );
+    assert_eq!(value_error["line"], 5);
+    assert_eq!(value_error["column"], 24);
+    assert_eq!(
+        value_error["range"],
+        serde_json::json!({"start": {"line": 4, "character": 24}, "end": {"line": 4, "character": 25}})
+    );
+    let five = ASTRAL.find("5}").unwrap();
+    assert_eq!(
+        value_error["byteRange"],
+        serde_json::json!({"start": five, "end": five + 1})
+    );
+
+    // Printed without a position, placed on the second declaration, related to the first.
+    let duplicate = &problems[2];
+    assert_eq!(
+        duplicate["message"],
+        "invalid frontmatter: Plugin promptforge/web is declared more than once under plugins"
+    );
+    assert!(duplicate["line"].is_null() && duplicate["column"].is_null());
+    assert_eq!(
+        duplicate["byteRange"]["start"],
+        ASTRAL.rfind("promptforge/web").unwrap()
+    );
+    let related = duplicate["related"].as_array().expect("related array");
+    assert_eq!(related.len(), 1);
+    assert_eq!(
+        related[0]["byteRange"]["start"],
+        ASTRAL.find("promptforge/web").unwrap()
+    );
+    assert_eq!(related[0]["range"]["start"]["line"], 6);
+}
+
+#[test]
+fn json_format_not_a_prompt() {
+    let scratch = Scratch::new("json-np");
+    scratch.write("notes.md", "# Notes\n");
+    let run = run_in(scratch.path(), &["check", "--format=json", "notes.md"]);
+    let value: Value = serde_json::from_str(&run.stdout).expect("json output");
+    assert_eq!(value[0]["kind"], "Version");
+    assert_eq!(value[0]["message"], NOT_A_PROMPT);
+    assert!(value[0]["line"].is_null());
+    assert_eq!(run.code, Some(1));
+}
+
+#[test]
+fn github_format() {
+    let scratch = Scratch::new("github");
+    scratch.write("a,b.md", bad_name("Bad%"));
+    scratch.write("notes.md", "# Notes\n");
+    let run = run_in(
+        scratch.path(),
+        &["check", "--format", "github", "a,b.md", "notes.md"],
+    );
+    assert_eq!(
+        run.stdout,
+        format!(
+            "::error file=a%2Cb.md,line=2,col=7,title=Frontmatter::invalid prompt name `Bad%25`: {NAME_RULE}\n\
+             ::error file=notes.md,title=Version::{NOT_A_PROMPT}\n"
+        )
+    );
+    assert_eq!(run.code, Some(1));
+}
+
+#[test]
+fn json_name_error_covers_its_segment_and_reports_the_scalar() {
+    let text = "---\nname: ok\ndescription: d\npromptforge: 0\nplugins:\n  - \"acme/Web\"\n---\n\n# Title\n";
+    let scratch = Scratch::new("json-segment");
+    scratch.write("segment.md", text);
+    let run = run_in(scratch.path(), &["check", "--format", "json", "segment.md"]);
+    let value: Value = serde_json::from_str(&run.stdout).expect("json output");
+    let problem = &value[0];
+    assert_eq!(
+        problem["message"],
+        "invalid Plugin id `acme/Web`: invalid global name: segment 2 contains `W`; allowed are a-z, 0-9, -, _ and ."
+    );
+    // line:column: the scalar's quote; the range: segment 2.
+    assert_eq!(
+        (problem["line"].as_u64(), problem["column"].as_u64()),
+        (Some(6), Some(5))
+    );
+    let web = text.find("Web").unwrap();
+    assert_eq!(
+        problem["byteRange"],
+        serde_json::json!({"start": web, "end": web + 3})
+    );
+    assert_eq!(
+        problem["range"],
+        serde_json::json!({"start": {"line": 5, "character": 10}, "end": {"line": 5, "character": 13}})
+    );
+}
