@@ -19,7 +19,7 @@ pub use diagnostic::{Diagnostic, ParseKind, Related};
 pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;
 pub use line_index::{LineCol, LineIndex};
-pub use parsed_file::{Edit, EditError, ParsedFile};
+pub use parsed_file::{AnalysisWork, Edit, EditError, ParsedFile};
 pub use prompt_detection::{is_prompt, NOT_A_PROMPT};
 
 /// The result of analysing one text: the document model, every diagnostic in

@@ -97,9 +97,19 @@ impl EditSpan {
     }
 }
 
+/// What the last analysis had to redo, to show that unchanged parts are reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AnalysisWork {
+    /// True when the frontmatter was validated (not reused).
+    pub frontmatter_validated: bool,
+    /// How many Lua blocks were compiled (not reused).
+    pub lua_blocks_compiled: usize,
+}
+
 /// A prompt file, its tree and its analysis, updated by [`ParsedFile::edit`].
 pub struct ParsedFile {
     text: String,
+    work: AnalysisWork,
     parser: Parser,
     tree: Option<Tree>,
     analysis: Analysis,
@@ -130,6 +140,7 @@ impl ParsedFile {
         let tree = parser.parse(&text, None);
         let mut file = ParsedFile {
             text,
+            work: AnalysisWork::default(),
             parser,
             tree,
             analysis: Analysis {
@@ -157,6 +168,11 @@ impl ParsedFile {
     /// The current analysis.
     pub fn analysis(&self) -> &Analysis {
         &self.analysis
+    }
+
+    /// What the last analysis redid.
+    pub fn last_work(&self) -> AnalysisWork {
+        self.work
     }
 
     /// Consumes the file, keeping its analysis.
@@ -210,6 +226,7 @@ impl ParsedFile {
     fn analyze(&mut self, edit: Option<EditSpan>) {
         let text = self.text.as_str();
         let line_index = LineIndex::new(text);
+        let mut work = AnalysisWork::default();
         let mut diagnostics = Vec::new();
         let mut document = Document {
             bom: text.starts_with('\u{feff}'),
@@ -225,8 +242,9 @@ impl ParsedFile {
             (Some(root), Some(node)) => {
                 let range = node.byte_range();
                 let yaml = yaml_range(node);
-                let (frontmatter, fm_diagnostics) =
+                let (frontmatter, fm_diagnostics, validated) =
                     cached_frontmatter(&mut self.frontmatter_cache, text, yaml, range.clone());
+                work.frontmatter_validated = validated;
                 diagnostics.extend(fm_diagnostics);
                 document.frontmatter = Some(frontmatter);
                 let ctx = BodyContext {
@@ -238,10 +256,17 @@ impl ParsedFile {
                 let previous = &self.lua_cache;
                 let mut check = |block: &LuaBlock| {
                     let old = edit.and_then(|e| e.old_range(&block.code_range));
-                    let result = old
-                        .and_then(|key| previous.get(&key).cloned())
-                        .unwrap_or_else(|| lua::check_syntax(&block.code));
-                    used.insert((block.code_range.start, block.code_range.end), result.clone());
+                    let result = match old.and_then(|key| previous.get(&key)) {
+                        Some(result) => result.clone(),
+                        None => {
+                            work.lua_blocks_compiled += 1;
+                            lua::check_syntax(&block.code)
+                        }
+                    };
+                    used.insert(
+                        (block.code_range.start, block.code_range.end),
+                        result.clone(),
+                    );
                     result
                 };
                 let model = body::analyze(&ctx, root, &mut check, &mut diagnostics);
@@ -264,6 +289,7 @@ impl ParsedFile {
             }
         }
         sort_in_document_order(&mut diagnostics);
+        self.work = work;
         self.analysis = Analysis {
             document,
             diagnostics,
@@ -291,16 +317,16 @@ fn yaml_range(node: tree_sitter::Node<'_>) -> Range<usize> {
 }
 
 /// Validates the frontmatter, or reuses the last validation when the text up to
-/// the frontmatter's end is unchanged.
+/// the frontmatter's end is unchanged; says which it did.
 fn cached_frontmatter(
     cache: &mut Option<FrontmatterCache>,
     text: &str,
     yaml: Range<usize>,
     range: Range<usize>,
-) -> (Frontmatter, Vec<Diagnostic>) {
+) -> (Frontmatter, Vec<Diagnostic>, bool) {
     let prefix = text.get(..range.end).unwrap_or("");
     if let Some(hit) = cache.as_ref().filter(|c| c.prefix == prefix) {
-        return (hit.frontmatter.clone(), hit.diagnostics.clone());
+        return (hit.frontmatter.clone(), hit.diagnostics.clone(), false);
     }
     let mut diagnostics = Vec::new();
     let frontmatter = frontmatter::validate(text, yaml, range, &mut diagnostics);
@@ -309,7 +335,7 @@ fn cached_frontmatter(
         frontmatter: frontmatter.clone(),
         diagnostics: diagnostics.clone(),
     });
-    (frontmatter, diagnostics)
+    (frontmatter, diagnostics, true)
 }
 
 /// Tree-sitter's point of a byte offset: rows end at `\n` only, columns are bytes.

@@ -95,3 +95,29 @@ fn edits_outside_the_text_are_refused_and_change_nothing() {
     assert_eq!(file.text(), "ab");
     assert_eq!(multibyte.text(), "é");
 }
+
+#[test]
+fn an_edit_recompiles_only_the_changed_block_and_keeps_the_frontmatter() {
+    let mut file = ParsedFile::new(SEED.to_owned());
+    let first = file.last_work();
+    assert!(first.frontmatter_validated);
+    assert_eq!(first.lua_blocks_compiled, 4);
+
+    let at = SEED.find("return 1").expect("block") + "return ".len();
+    file.edit(at..at + 1, "2").expect("edit");
+    let work = file.last_work();
+    assert!(!work.frontmatter_validated);
+    assert_eq!(work.lua_blocks_compiled, 1);
+
+    let prose = file.text().find("Prose about").expect("prose");
+    file.edit(prose..prose, "More. ").expect("edit");
+    assert_eq!(file.last_work().lua_blocks_compiled, 0);
+    assert!(!file.last_work().frontmatter_validated);
+
+    let name = file.text().find("page-fetcher").expect("name");
+    file.edit(name..name + 4, "site").expect("edit");
+    let work = file.last_work();
+    assert!(work.frontmatter_validated);
+    assert_eq!(work.lua_blocks_compiled, 0);
+    assert_eq!(file.analysis(), &parse(file.text()));
+}
