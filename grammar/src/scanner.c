@@ -1,15 +1,24 @@
 /*
  * External scanner for the PromptForge block grammar.
  *
- * Every token of the grammar comes from here. The grammar (grammar.js) puts an
- * explicit `_line_ending` token between blocks, so the set of valid tokens
- * passed to `scan` always tells where the lexer is:
+ * Every token of the grammar comes from here. Line endings between blocks are
+ * not tokens: the scanner skips them, with any blank lines, as the padding of
+ * the next block's first token. Where the lexer is follows from the scanner's
+ * state, the lookahead character and the set of valid tokens:
  *
+ *   - at the very start of the file (FRONTMATTER_OPEN valid),
  *   - inside the frontmatter (FRONTMATTER_CONTENT or FRONTMATTER_CLOSE valid),
- *   - inside a fence, after its opening line (FENCE_CLOSE valid),
- *   - at the start of a line that starts a block (PARAGRAPH valid; at the very
- *     start of the file FRONTMATTER_OPEN is valid too),
- *   - in the middle of a heading or fence opener line (the other tokens).
+ *   - inside a fence (`fence_char` set, FENCE_CLOSE valid): on the rest of its
+ *     opening line (CODE_CONTENT valid), or at the closing line,
+ *   - in the middle of a heading line (after its marker or content) or of a
+ *     fence opener line, where the lookahead is not a line ending,
+ *   - at the end of a line (the lookahead is a line ending): the next block,
+ *     after the line ending and any blank lines, starts the next token.
+ *
+ * Only at the end of the file is a line ending part of a token: the hidden
+ * `_line_ending`, which is empty and has the final line ending (and any
+ * trailing blank lines) as its padding, so that the `document` (or a fence
+ * whose opener is the last line) spans the whole file.
  *
  * During error recovery every token is valid (ERROR_SENTINEL included); the
  * scanner then finds nothing and leaves recovery to tree-sitter.
@@ -28,11 +37,17 @@
  *     content and advances exactly that many times.
  *
  * Every other decision is made by looking ahead only; tree-sitter records how
- * far each token looked, so an edit anywhere in that range re-scans it.
+ * far each token looked, so an edit anywhere in that range (or in the token's
+ * padding) re-scans it.
  *
  * Robustness: every loop advances the lexer or stops at the end of the input
- * (`eof`, never a NUL lookahead, which may be a real character), no buffer
- * depends on the input, and counters saturate instead of overflowing.
+ * (`eof`, never a NUL lookahead alone, which may be a real character), no
+ * buffer depends on the input, and counters saturate instead of overflowing.
+ *
+ * Speed: the lexer's `eof` is a function call, so it is only asked when the
+ * lookahead is NUL (tree-sitter sets the lookahead to 0 at the end of the
+ * input). Each byte is read about once: only a heading's content and a fence
+ * opener's info string are read twice (by the marker, to measure them).
  */
 
 #include "tree_sitter/alloc.h"
@@ -59,8 +74,17 @@ enum TokenType {
   PARAGRAPH,
   LINE_REST,
   LINE_ENDING,
+  HEADING_INDENT_1, /* HEADING_INDENT_1 + k - 1: the indentation of a heading of rank k */
+  HEADING_INDENT_2,
+  HEADING_INDENT_3,
+  ATX_MARKER_1, /* ATX_MARKER_1 + k - 1: the `#` run of a heading of rank k */
+  ATX_MARKER_2,
+  ATX_MARKER_3,
   ERROR_SENTINEL,
 };
+
+/* Heading ranks above 0. Must match RANKS in grammar.js. */
+#define RANKS 3
 
 /* Size of the serialized state: 1 + 4 + 4 bytes. */
 #define SERIALIZED_SIZE 9
@@ -78,28 +102,30 @@ typedef struct {
 /* Character helpers                                                        */
 /* ------------------------------------------------------------------------ */
 
-static inline bool at_eof(TSLexer *lexer) { return lexer->eof(lexer); }
+/* At the end of the input the lookahead is 0; a 0 elsewhere is a NUL byte. */
+static inline bool at_eof(TSLexer *lexer) {
+  return lexer->lookahead == 0 && lexer->eof(lexer);
+}
 
 /* A space or a tab (the only characters CommonMark trims in block syntax). */
 static inline bool is_space(int32_t c) { return c == ' ' || c == '\t'; }
 
+/* True for '\n' and '\r', the characters that start a line ending. */
+static inline bool is_newline(int32_t c) { return c == '\n' || c == '\r'; }
+
 /* True at '\n' or '\r' (a line ending starts here). */
-static inline bool at_line_ending(TSLexer *lexer) {
-  return !at_eof(lexer) && (lexer->lookahead == '\n' || lexer->lookahead == '\r');
-}
+static inline bool at_line_ending(TSLexer *lexer) { return is_newline(lexer->lookahead); }
 
 /* True where the current line ends: a line ending or the end of input. */
 static inline bool at_line_end(TSLexer *lexer) {
-  return at_eof(lexer) || lexer->lookahead == '\n' || lexer->lookahead == '\r';
+  int32_t c = lexer->lookahead;
+  return c == '\n' || c == '\r' || (c == 0 && lexer->eof(lexer));
 }
 
-static inline bool at_space(TSLexer *lexer) {
-  return !at_eof(lexer) && is_space(lexer->lookahead);
-}
+static inline bool at_space(TSLexer *lexer) { return is_space(lexer->lookahead); }
 
-static inline bool at_char(TSLexer *lexer, int32_t c) {
-  return !at_eof(lexer) && lexer->lookahead == c;
-}
+/* `c` must not be 0. */
+static inline bool at_char(TSLexer *lexer, int32_t c) { return lexer->lookahead == c; }
 
 static inline void advance(TSLexer *lexer) { lexer->advance(lexer, false); }
 
@@ -111,18 +137,23 @@ static inline uint32_t saturating_increment(uint32_t n) {
  * Consumes one line ending: "\r\n", "\n" or a lone "\r". With `skip`, the
  * consumed characters become padding (they belong to no token).
  */
-static void consume_line_ending(TSLexer *lexer, bool skip) {
-  if (at_char(lexer, '\r')) {
+static inline void consume_line_ending(TSLexer *lexer, bool skip) {
+  if (lexer->lookahead == '\r') {
     lexer->advance(lexer, skip);
-    if (at_char(lexer, '\n')) lexer->advance(lexer, skip);
-  } else if (at_char(lexer, '\n')) {
+    if (lexer->lookahead == '\n') lexer->advance(lexer, skip);
+  } else if (lexer->lookahead == '\n') {
     lexer->advance(lexer, skip);
   }
 }
 
 /* Advances to the end of the current line, without consuming its ending. */
-static void advance_to_line_end(TSLexer *lexer) {
-  while (!at_line_end(lexer)) advance(lexer);
+static inline void advance_to_line_end(TSLexer *lexer) {
+  for (;;) {
+    int32_t c = lexer->lookahead;
+    if (c == '\n' || c == '\r') return;
+    if (c == 0 && lexer->eof(lexer)) return;
+    lexer->advance(lexer, false);
+  }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -142,6 +173,8 @@ typedef struct {
   LineKind kind;
   /* Leading spaces (block lines have 0-3). */
   uint32_t indent;
+  /* LINE_HEADING: the number of `#`. */
+  uint32_t level;
   /* LINE_FENCE: the marker character and run length. */
   uint8_t fence_char;
   uint32_t fence_length;
@@ -172,15 +205,48 @@ static bool scan_fence_info(TSLexer *lexer, uint8_t fence_char, uint32_t *info_l
   return true;
 }
 
+/* FNV-1a over code points. */
+#define HASH_SEED 2166136261u
+static inline uint32_t hash_step(uint32_t hash, int32_t c) {
+  return (hash ^ (uint32_t)c) * 16777619u;
+}
+
 /*
- * Reads the rest of a heading line, after its `#` run, and returns the length
- * in advances of the heading content: leading and trailing spaces/tabs are not
- * content, and neither is a closing sequence (a last word made only of `#`,
- * which is preceded by a space/tab or is the whole content). Stops at the end
- * of the line.
+ * The rank of a heading, from the hash of its line: >= k with probability
+ * 1/8^k (k <= RANKS). See grammar.js: a heading of rank k >= 1 opens a
+ * group of level k. Only the line's text counts, so the rank is the same
+ * however the parser reaches the line.
  */
-static uint32_t scan_heading_content_length(TSLexer *lexer) {
-  while (at_space(lexer)) advance(lexer);
+static unsigned heading_rank(uint32_t hash) {
+  /* MurmurHash3's finalizer, so that the low bits depend on every byte. */
+  hash ^= hash >> 16;
+  hash *= 0x85ebca6bu;
+  hash ^= hash >> 13;
+  hash *= 0xc2b2ae35u;
+  hash ^= hash >> 16;
+  unsigned rank = 0;
+  while (rank < RANKS && (hash & 7u) == 0) {
+    rank++;
+    hash >>= 3;
+  }
+  return rank;
+}
+
+/*
+ * Reads the rest of a heading line, after its `#` run of `level` characters,
+ * and returns the length in advances of the heading content: leading and
+ * trailing spaces/tabs are not content, and neither is a closing sequence (a
+ * last word made only of `#`, which is preceded by a space/tab or is the whole
+ * content). Stops at the end of the line. Sets `*rank` to the heading's rank
+ * (from the `#` run and the rest of the line).
+ */
+static uint32_t scan_heading_content_length(TSLexer *lexer, uint32_t level, unsigned *rank) {
+  uint32_t hash = HASH_SEED;
+  for (uint32_t i = 0; i < level; i++) hash = hash_step(hash, '#');
+  while (at_space(lexer)) {
+    hash = hash_step(hash, lexer->lookahead);
+    advance(lexer);
+  }
   uint32_t position = 0;
   uint32_t last_word_end = 0;
   uint32_t previous_word_end = 0;
@@ -188,13 +254,16 @@ static uint32_t scan_heading_content_length(TSLexer *lexer) {
   bool any_word = false;
   while (!at_line_end(lexer)) {
     if (is_space(lexer->lookahead)) {
+      hash = hash_step(hash, lexer->lookahead);
       advance(lexer);
       position = saturating_increment(position);
       continue;
     }
     bool only_hashes = true;
-    while (!at_line_end(lexer) && !is_space(lexer->lookahead)) {
-      if (lexer->lookahead != '#') only_hashes = false;
+    while (!is_space(lexer->lookahead) && !at_line_end(lexer)) {
+      int32_t c = lexer->lookahead;
+      if (c != '#') only_hashes = false;
+      hash = hash_step(hash, c);
       advance(lexer);
       position = saturating_increment(position);
     }
@@ -203,6 +272,7 @@ static uint32_t scan_heading_content_length(TSLexer *lexer) {
     last_word_is_hashes = only_hashes;
     any_word = true;
   }
+  *rank = heading_rank(hash);
   if (!any_word) return 0;
   return last_word_is_hashes ? previous_word_end : last_word_end;
 }
@@ -220,26 +290,32 @@ static uint32_t scan_heading_content_length(TSLexer *lexer) {
  * of the line; LINE_PROSE somewhere in the line.
  */
 static Line classify_line(TSLexer *lexer, bool mark) {
-  Line line = {LINE_PROSE, 0, 0, 0, 0, false};
+  Line line = {LINE_PROSE, 0, 0, 0, 0, 0, false};
   bool has_tab = false;
-  while (at_space(lexer)) {
-    if (lexer->lookahead == '\t') has_tab = true;
-    else line.indent = saturating_increment(line.indent);
+  int32_t first;
+  for (;;) {
+    first = lexer->lookahead;
+    if (first == ' ') {
+      line.indent = saturating_increment(line.indent);
+    } else if (first == '\t') {
+      has_tab = true;
+    } else {
+      break;
+    }
     advance(lexer);
   }
-  if (at_eof(lexer)) {
-    line.kind = LINE_EOF;
+  if (is_newline(first)) {
+    line.kind = LINE_BLANK;
     return line;
   }
-  if (at_line_ending(lexer)) {
-    line.kind = LINE_BLANK;
+  if (first == 0 && lexer->eof(lexer)) {
+    line.kind = LINE_EOF;
     return line;
   }
   /* A tab anywhere in the indentation reaches column 4: prose. */
   if (has_tab || line.indent > 3) return line;
   if (mark && line.indent > 0) lexer->mark_end(lexer);
 
-  int32_t first = lexer->lookahead;
   if (first == '#') {
     uint32_t level = 0;
     while (at_char(lexer, '#') && level < 7) {
@@ -247,8 +323,9 @@ static Line classify_line(TSLexer *lexer, bool mark) {
       level++;
     }
     if (mark && line.indent == 0) lexer->mark_end(lexer);
-    if (level <= 6 && (at_line_end(lexer) || is_space(lexer->lookahead))) {
+    if (level <= 6 && (is_space(lexer->lookahead) || at_line_end(lexer))) {
       line.kind = LINE_HEADING;
+      line.level = level;
     }
     return line;
   }
@@ -337,31 +414,7 @@ static bool find_closing_delimiter(TSLexer *lexer) {
     if (at_eof(lexer)) return false;
     if (scan_delimiter_line(lexer)) return true;
     advance_to_line_end(lexer);
-    if (at_eof(lexer)) return false;
-    consume_line_ending(lexer, false);
-  }
-}
-
-/*
- * After a line ending: when only blank lines follow up to the end of the
- * input, moves the token end to the end of the input. Otherwise leaves the
- * token end where it was.
- *
- * Why: tree-sitter's built-in lexer, which runs when this scanner finds no
- * token, accepts the end of the file anywhere (this grammar has no other
- * built-in token). Trailing blank lines are therefore put into the last line
- * ending, so that the scanner only ever fails at the true end of the input
- * and the document spans the whole file. (Blank lines before the next block
- * are skipped as that block's padding instead.)
- */
-static void extend_over_trailing_blank_lines(TSLexer *lexer) {
-  for (;;) {
-    while (at_space(lexer)) advance(lexer);
-    if (at_eof(lexer)) {
-      lexer->mark_end(lexer);
-      return;
-    }
-    if (!at_line_ending(lexer)) return;
+    if (!at_line_ending(lexer)) return false;
     consume_line_ending(lexer, false);
   }
 }
@@ -376,6 +429,17 @@ static inline void clear_state(Scanner *s) {
 /* Contexts                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * At the end of the input, after skipped line endings (the lexer's token
+ * start is there): the empty `_line_ending` whose padding they are.
+ */
+static bool finish_with_line_ending(TSLexer *lexer, const bool *valid_symbols) {
+  if (!valid_symbols[LINE_ENDING]) return false;
+  lexer->mark_end(lexer);
+  lexer->result_symbol = LINE_ENDING;
+  return true;
+}
+
 /* Inside the frontmatter, at the first byte of a line. */
 static bool scan_frontmatter_body(TSLexer *lexer, const bool *valid_symbols) {
   if (at_eof(lexer)) return false;
@@ -389,7 +453,7 @@ static bool scan_frontmatter_body(TSLexer *lexer, const bool *valid_symbols) {
   /* The content runs up to the first byte of the closing line. */
   for (;;) {
     advance_to_line_end(lexer);
-    if (at_eof(lexer)) {
+    if (!at_line_ending(lexer)) {
       /* Unclosed (cannot happen after a FRONTMATTER_OPEN): take it all. */
       lexer->mark_end(lexer);
       break;
@@ -417,7 +481,7 @@ static bool scan_fence_body(Scanner *s, TSLexer *lexer, const bool *valid_symbol
    * of the input when the fence is not closed. */
   for (;;) {
     advance_to_line_end(lexer);
-    if (at_eof(lexer)) {
+    if (!at_line_ending(lexer)) {
       lexer->mark_end(lexer);
       break;
     }
@@ -439,7 +503,7 @@ static void scan_paragraph(TSLexer *lexer) {
   for (;;) {
     advance_to_line_end(lexer);
     lexer->mark_end(lexer);
-    if (at_eof(lexer)) return;
+    if (!at_line_ending(lexer)) return;
     consume_line_ending(lexer, false);
     Line next = classify_line(lexer, false);
     if (next.kind != LINE_PROSE) return;
@@ -447,36 +511,49 @@ static void scan_paragraph(TSLexer *lexer) {
 }
 
 /*
- * At the first byte of a line where a block may start (FRONTMATTER_OPEN is
- * valid only at the start of the file). A BOM at byte 0 has already been
- * skipped by tree-sitter's lexer, so it is padding before the first token; a
- * BOM anywhere else is an ordinary (prose) character.
+ * At the first byte of a line where a block may start. `first_line` is true
+ * only at the start of the file, where the frontmatter may open. A BOM at byte
+ * 0 has already been skipped by tree-sitter's lexer, so it is padding before
+ * the first token; a BOM anywhere else is an ordinary (prose) character.
+ *
+ * Blank lines are skipped as padding. When only blank lines are left, the
+ * empty `_line_ending` is returned if it may end the document here (never at
+ * the start of the file: an empty or blank file has no token).
  */
-static bool scan_block_start(Scanner *s, TSLexer *lexer, const bool *valid_symbols) {
-  bool first_line = valid_symbols[FRONTMATTER_OPEN];
+static bool scan_block_start(Scanner *s, TSLexer *lexer, const bool *valid_symbols,
+                             bool first_line) {
   clear_state(s);
+  bool file_start = first_line;
 
-  /* Skip blank lines: they become padding and belong to no node. */
   Line line;
   for (;;) {
     line = classify_line(lexer, true);
-    if (line.kind == LINE_EOF) return false;
+    if (line.kind == LINE_EOF) {
+      if (file_start) return false;
+      return finish_with_line_ending(lexer, valid_symbols);
+    }
     if (line.kind != LINE_BLANK) break;
     consume_line_ending(lexer, true);
     first_line = false;
   }
 
   switch (line.kind) {
-    case LINE_HEADING:
+    case LINE_HEADING: {
+      /* The first token (indentation or `#` run) tells the heading's rank,
+       * which needs the whole line. */
+      unsigned rank = 0;
+      uint32_t content_length = scan_heading_content_length(lexer, line.level, &rank);
+      enum TokenType symbol;
       if (line.indent > 0) {
-        if (!valid_symbols[HEADING_INDENT]) return false;
-        lexer->result_symbol = HEADING_INDENT;
-        return true;
+        symbol = rank == 0 ? HEADING_INDENT : (enum TokenType)(HEADING_INDENT_1 + rank - 1);
+      } else {
+        symbol = rank == 0 ? ATX_MARKER : (enum TokenType)(ATX_MARKER_1 + rank - 1);
+        s->pending_length = content_length;
       }
-      if (!valid_symbols[ATX_MARKER]) return false;
-      s->pending_length = scan_heading_content_length(lexer);
-      lexer->result_symbol = ATX_MARKER;
+      if (!valid_symbols[symbol]) return false;
+      lexer->result_symbol = symbol;
       return true;
+    }
 
     case LINE_FENCE:
       if (line.indent > 0) {
@@ -496,6 +573,7 @@ static bool scan_block_start(Scanner *s, TSLexer *lexer, const bool *valid_symbo
       if (first_line && line.is_delimiter && at_line_ending(lexer)) {
         consume_line_ending(lexer, false);
         if (find_closing_delimiter(lexer)) {
+          if (!valid_symbols[FRONTMATTER_OPEN]) return false;
           lexer->result_symbol = FRONTMATTER_OPEN;
           return true;
         }
@@ -520,9 +598,10 @@ static bool scan_atx_marker(Scanner *s, TSLexer *lexer) {
     level++;
   }
   if (level == 0 || level > 6) return false;
-  if (!at_line_end(lexer) && !is_space(lexer->lookahead)) return false;
+  if (!is_space(lexer->lookahead) && !at_line_end(lexer)) return false;
   lexer->mark_end(lexer);
-  s->pending_length = scan_heading_content_length(lexer);
+  unsigned rank = 0;
+  s->pending_length = scan_heading_content_length(lexer, level, &rank);
   lexer->result_symbol = ATX_MARKER;
   return true;
 }
@@ -565,6 +644,39 @@ static bool scan_pending_content(Scanner *s, TSLexer *lexer, enum TokenType symb
   lexer->mark_end(lexer);
   lexer->result_symbol = symbol;
   return true;
+}
+
+/* In the middle of a heading or fence opener line: the rest of the line. */
+static bool scan_line_rest(TSLexer *lexer) {
+  advance_to_line_end(lexer);
+  lexer->mark_end(lexer);
+  lexer->result_symbol = LINE_REST;
+  return true;
+}
+
+/*
+ * Inside a fence, after its marker. On the opener line (CODE_CONTENT valid):
+ * the info string, the rest of the line, then at its end the first body line
+ * (content or closing line) with the line ending as padding, or the empty
+ * `_line_ending` when the file ends with that line ending. After the content
+ * (CODE_CONTENT not valid): the closing line.
+ */
+static bool scan_in_fence(Scanner *s, TSLexer *lexer, const bool *valid_symbols) {
+  if (valid_symbols[CODE_CONTENT]) {
+    if (!at_line_end(lexer)) {
+      if (s->pending_length > 0 && valid_symbols[INFO_STRING]) {
+        return scan_pending_content(s, lexer, INFO_STRING);
+      }
+      s->pending_length = 0;
+      if (!valid_symbols[LINE_REST]) return false;
+      return scan_line_rest(lexer);
+    }
+    s->pending_length = 0;
+    if (!at_line_ending(lexer)) return false;
+    consume_line_ending(lexer, true);
+    if (at_eof(lexer)) return finish_with_line_ending(lexer, valid_symbols);
+  }
+  return scan_fence_body(s, lexer, valid_symbols);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -612,46 +724,40 @@ bool tree_sitter_promptforge_external_scanner_scan(void *payload, TSLexer *lexer
   /* Error recovery: every symbol is valid, the position is unknown. */
   if (valid_symbols[ERROR_SENTINEL]) return false;
 
+  /* The start of the file. */
+  if (valid_symbols[FRONTMATTER_OPEN]) return scan_block_start(s, lexer, valid_symbols, true);
+
+  /* After the opening delimiter (at its line ending) or the content. */
   if (valid_symbols[FRONTMATTER_CONTENT] || valid_symbols[FRONTMATTER_CLOSE]) {
     clear_state(s);
+    if (at_line_ending(lexer)) consume_line_ending(lexer, true);
     return scan_frontmatter_body(lexer, valid_symbols);
   }
 
-  if (valid_symbols[FENCE_CLOSE]) {
-    if (s->fence_char != 0) return scan_fence_body(s, lexer, valid_symbols);
-    /* No fence recorded (should not happen): only a line ending may follow. */
-  } else if (valid_symbols[PARAGRAPH]) {
-    return scan_block_start(s, lexer, valid_symbols);
-  } else if (valid_symbols[ATX_MARKER]) {
+  if (valid_symbols[FENCE_CLOSE] && s->fence_char != 0) {
+    return scan_in_fence(s, lexer, valid_symbols);
+  }
+
+  if (!at_line_end(lexer)) {
+    if (valid_symbols[LINE_REST]) {
+      /* In the middle of a heading line: its content, then the rest of it. */
+      if (s->pending_length > 0 && valid_symbols[HEADING_CONTENT]) {
+        return scan_pending_content(s, lexer, HEADING_CONTENT);
+      }
+      s->pending_length = 0;
+      return scan_line_rest(lexer);
+    }
+    /* After a heading's or fence's indentation (only the marker is valid). */
     clear_state(s);
-    return scan_atx_marker(s, lexer);
-  } else if (valid_symbols[FENCE_MARKER]) {
-    clear_state(s);
-    return scan_fence_marker(s, lexer);
+    if (valid_symbols[ATX_MARKER]) return scan_atx_marker(s, lexer);
+    if (valid_symbols[FENCE_MARKER]) return scan_fence_marker(s, lexer);
+    return false;
   }
 
-  if (s->pending_length > 0) {
-    if (valid_symbols[HEADING_CONTENT]) return scan_pending_content(s, lexer, HEADING_CONTENT);
-    if (valid_symbols[INFO_STRING]) return scan_pending_content(s, lexer, INFO_STRING);
-    s->pending_length = 0;
-  }
-
-  if (valid_symbols[LINE_REST] && !at_line_end(lexer)) {
-    advance_to_line_end(lexer);
-    lexer->mark_end(lexer);
-    lexer->result_symbol = LINE_REST;
-    return true;
-  }
-
-  if (valid_symbols[LINE_ENDING] && at_line_ending(lexer)) {
-    consume_line_ending(lexer, false);
-    lexer->mark_end(lexer);
-    /* Outside a fence opener (whose following lines are code, blank or not),
-     * blank lines that run to the end of the file belong to this token. */
-    if (s->fence_char == 0) extend_over_trailing_blank_lines(lexer);
-    lexer->result_symbol = LINE_ENDING;
-    return true;
-  }
-
-  return false;
+  /* At the end of a line: the next block, after the line ending and any blank
+   * lines (padding). */
+  s->pending_length = 0;
+  if (!at_line_ending(lexer)) return false;
+  consume_line_ending(lexer, true);
+  return scan_block_start(s, lexer, valid_symbols, false);
 }
