@@ -4,13 +4,11 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
-use tree_sitter::Node;
-
 use crate::diagnostic::{Diagnostic, ParseKind};
 use crate::document::{Body, Heading, LuaBlock, Section};
+use crate::items::Item;
 use crate::line_index::LineIndex;
 use crate::lua::LuaSyntaxError;
-use crate::node_kinds::kinds;
 
 /// The message for a body without exactly one H1 in the right place.
 pub const ONE_H1: &str = "a prompt has exactly one H1 title";
@@ -50,27 +48,6 @@ pub struct BodyContext<'a> {
     pub start: usize,
 }
 
-/// One block-level item of the body, read off the tree.
-enum Item {
-    Heading(Heading),
-    Fence {
-        range: Range<usize>,
-        opener: Range<usize>,
-        code: Range<usize>,
-    },
-    Break(Range<usize>),
-    Paragraph(Range<usize>),
-}
-
-impl Item {
-    fn start(&self) -> usize {
-        match self {
-            Item::Heading(h) => h.line_range.start,
-            Item::Fence { range, .. } | Item::Break(range) | Item::Paragraph(range) => range.start,
-        }
-    }
-}
-
 /// A section while the tree is being built: flat, with its parent's index.
 struct FlatSection {
     heading: Heading,
@@ -99,11 +76,10 @@ struct BodyState {
 /// Lua error.
 pub fn analyze(
     ctx: &BodyContext<'_>,
-    root: Node<'_>,
+    items: &[Item],
     check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BodyModel {
-    let items = read_items(ctx, root);
     let mut builder = Builder {
         ctx,
         model: BodyModel::default(),
@@ -114,90 +90,14 @@ pub fn analyze(
         state: BodyState::default(),
         diagnostics,
     };
-    builder.check_h1_placement(&items);
+    builder.check_h1_placement(items);
     let first_h1 = items
         .iter()
         .position(|i| matches!(i, Item::Heading(h) if h.level == 1));
-    for (index, item) in items.into_iter().enumerate() {
-        builder.read(item, Some(index) == first_h1, check_lua);
+    for (index, item) in items.iter().enumerate() {
+        builder.read(item.clone(), Some(index) == first_h1, check_lua);
     }
     builder.finish()
-}
-
-fn node_text<'t>(text: &'t str, node: Node<'_>) -> &'t str {
-    text.get(node.byte_range()).unwrap_or("")
-}
-
-fn read_items(ctx: &BodyContext<'_>, root: Node<'_>) -> Vec<Item> {
-    let k = kinds();
-    let mut items = Vec::new();
-    let mut cursor = root.walk();
-    for node in root.named_children(&mut cursor) {
-        let kind = node.kind_id();
-        if node.start_byte() < ctx.start || kind == k.frontmatter {
-            continue;
-        }
-        let range = node.byte_range();
-        let item = if kind == k.atx_heading {
-            Item::Heading(read_heading(ctx, node))
-        } else if kind == k.fenced_code_block {
-            read_fence(node)
-        } else if kind == k.thematic_break {
-            Item::Break(range)
-        } else {
-            Item::Paragraph(range)
-        };
-        items.push(item);
-    }
-    items
-}
-
-/// A fence's opening line and code ranges (an empty code range where the code would start).
-fn read_fence(node: Node<'_>) -> Item {
-    let k = kinds();
-    let range = node.byte_range();
-    let (mut opener, mut code, mut close) = (None, None, None);
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        let kind = child.kind_id();
-        if kind == k.fence_open {
-            opener = Some(child.byte_range());
-        } else if kind == k.code_content {
-            code = Some(child.byte_range());
-        } else if kind == k.fence_close {
-            close = Some(child.start_byte());
-        }
-    }
-    let code = code.unwrap_or_else(|| {
-        let at = close.unwrap_or(range.end);
-        at..at
-    });
-    Item::Fence {
-        opener: opener.unwrap_or_else(|| range.clone()),
-        code,
-        range,
-    }
-}
-
-fn read_heading(ctx: &BodyContext<'_>, node: Node<'_>) -> Heading {
-    let line_range = node.byte_range();
-    let marker = node.child_by_field_name("marker");
-    let level = marker.map_or(1, |m| m.byte_range().len()).clamp(1, 6) as u8;
-    let marker_end = marker.map_or(line_range.start, |m| m.end_byte());
-    let (text, text_range) = match node.child_by_field_name("content") {
-        Some(content) => (
-            node_text(ctx.text, content).to_owned(),
-            content.byte_range(),
-        ),
-        None => (String::new(), marker_end..marker_end),
-    };
-    Heading {
-        level,
-        text,
-        line: ctx.line_index.line_of(line_range.start),
-        line_range,
-        text_range,
-    }
 }
 
 struct Builder<'a, 'd> {

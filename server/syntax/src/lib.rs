@@ -9,6 +9,7 @@ pub mod body;
 pub mod diagnostic;
 pub mod document;
 pub mod frontmatter;
+pub mod items;
 pub mod line_index;
 pub mod lua;
 pub mod node_kinds;

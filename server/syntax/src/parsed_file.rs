@@ -12,6 +12,7 @@ use crate::body::{self, BodyContext};
 use crate::diagnostic::{sort_in_document_order, Diagnostic, ParseKind};
 use crate::document::{Document, LuaBlock};
 use crate::frontmatter::{self, Frontmatter};
+use crate::items::{self, EditOffsets, Item, PreviousItems};
 use crate::line_index::LineIndex;
 use crate::lua::{self, LuaSyntaxError};
 use crate::node_kinds::{kinds, language};
@@ -75,28 +76,6 @@ struct FrontmatterCache {
 /// Compile results of the last analysis's Lua blocks, keyed by their code's byte range.
 type LuaCache = HashMap<(usize, usize), Result<(), LuaSyntaxError>>;
 
-/// The byte offsets of the last edit: where it starts, and where it ended in the old and new text.
-#[derive(Debug, Clone, Copy)]
-struct EditSpan {
-    start: usize,
-    old_end: usize,
-    new_end: usize,
-}
-
-impl EditSpan {
-    /// The range a code range of the new text had in the old text, when the edit left it untouched.
-    fn old_range(&self, new: &Range<usize>) -> Option<(usize, usize)> {
-        if new.end <= self.start {
-            Some((new.start, new.end))
-        } else if new.start >= self.new_end {
-            let shift = |at: usize| at + self.old_end - self.new_end;
-            Some((shift(new.start), shift(new.end)))
-        } else {
-            None
-        }
-    }
-}
-
 /// What the last analysis had to redo, to show that unchanged parts are reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AnalysisWork {
@@ -115,6 +94,8 @@ pub struct ParsedFile {
     analysis: Analysis,
     frontmatter_cache: Option<FrontmatterCache>,
     lua_cache: LuaCache,
+    /// The body's block items of the current analysis, reused after edits.
+    items: Vec<Item>,
 }
 
 impl fmt::Debug for ParsedFile {
@@ -150,6 +131,7 @@ impl ParsedFile {
             },
             frontmatter_cache: None,
             lua_cache: LuaCache::default(),
+            items: Vec::new(),
         };
         file.analyze(None);
         file
@@ -207,7 +189,7 @@ impl ParsedFile {
             tree.edit(&input);
         }
         self.tree = self.parser.parse(&self.text, self.tree.as_ref());
-        self.analyze(Some(EditSpan {
+        self.analyze(Some(EditOffsets {
             start: range.start,
             old_end: range.end,
             new_end,
@@ -223,7 +205,7 @@ impl ParsedFile {
     }
 
     /// Rebuilds the analysis from the current tree, reusing what `edit` did not change.
-    fn analyze(&mut self, edit: Option<EditSpan>) {
+    fn analyze(&mut self, edit: Option<EditOffsets>) {
         let text = self.text.as_str();
         let line_index = LineIndex::new(text);
         let mut work = AnalysisWork::default();
@@ -252,6 +234,22 @@ impl ParsedFile {
                     line_index: &line_index,
                     start: range.end,
                 };
+                let old_body_start = self
+                    .analysis
+                    .document
+                    .frontmatter
+                    .as_ref()
+                    .map(|f| f.range.end);
+                let items = match edit {
+                    Some(span) if old_body_start == Some(range.end) && span.start >= range.end => {
+                        let previous = PreviousItems {
+                            items: &self.items,
+                            line_index: &self.analysis.line_index,
+                        };
+                        items::read_after_edit(text, &line_index, root, range.end, previous, span)
+                    }
+                    _ => items::read_all(text, &line_index, root, range.end),
+                };
                 let mut used = LuaCache::default();
                 let previous = &self.lua_cache;
                 let mut check = |block: &LuaBlock| {
@@ -269,8 +267,9 @@ impl ParsedFile {
                     );
                     result
                 };
-                let model = body::analyze(&ctx, root, &mut check, &mut diagnostics);
+                let model = body::analyze(&ctx, &items, &mut check, &mut diagnostics);
                 self.lua_cache = used;
+                self.items = items;
                 document.title = model.title;
                 document.h1_body = model.h1_body;
                 document.sections = model.sections;
@@ -286,6 +285,7 @@ impl ParsedFile {
                 ));
                 self.frontmatter_cache = None;
                 self.lua_cache.clear();
+                self.items.clear();
             }
         }
         sort_in_document_order(&mut diagnostics);

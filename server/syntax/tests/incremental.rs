@@ -63,7 +63,7 @@ fn floor_boundary(text: &str, mut offset: usize) -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn incremental_analysis_equals_a_fresh_parse(edits in prop::collection::vec(random_edit(), 1..12)) {
@@ -79,6 +79,33 @@ proptest! {
             let incremental_sexp = file.tree().map(|t| t.root_node().to_sexp());
             let fresh_sexp = fresh_tree.tree().map(|t| t.root_node().to_sexp());
             prop_assert_eq!(incremental_sexp, fresh_sexp);
+        }
+    }
+}
+
+/// A prompt long enough that an edit leaves most block items to be reused.
+fn long_seed() -> String {
+    let mut text = SEED.to_owned();
+    for i in 0..30 {
+        text.push_str(&format!(
+            "## S{i}\n\nProse {i}.\nMore prose.\n\n```lua\nlocal v = {i}\n```\n\n### C{i}\n---\n```lua\nreturn {i}\n```\n***\n```text\n# not a heading\n```\n"
+        ));
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_reuse_in_a_long_prompt_equals_a_fresh_parse(edits in prop::collection::vec(random_edit(), 1..10)) {
+        let mut file = ParsedFile::new(long_seed());
+        for edit in edits {
+            let text = file.text();
+            let start = floor_boundary(text, (edit.at * text.len() as f64) as usize);
+            let end = floor_boundary(text, start + edit.delete);
+            file.edit(start..end, &edit.insert).expect("edit within bounds");
+            prop_assert_eq!(file.analysis(), &parse(file.text()), "text: {:?}", file.text());
         }
     }
 }
