@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Check, and later run and test, PromptForge prompt files.
+/// Check and run PromptForge prompt files.
 #[derive(Debug, Parser)]
 #[command(name = "promptforge", version, about, propagate_version = true)]
 pub struct Cli {
@@ -19,7 +19,8 @@ pub struct Cli {
 /// The common flags of `host.md` §4 that exist so far.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Host configuration file (TOML). `check` only parses prompts for now and does not read it.
+    /// Host configuration file (TOML); `run` otherwise looks for one (`$PROMPTFORGE_CONFIG`,
+    /// `promptforge.toml` upward from the prompt, the user's config file). `check` does not read it yet.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print nothing but the problems (the default for `check`).
@@ -41,6 +42,53 @@ pub enum Command {
     /// no problem was found, 1 when some were, 2 for a usage error or a path that
     /// cannot be read.
     Check(CheckArgs),
+    /// Serve the Language Server Protocol on stdin/stdout for editors.
+    Lsp,
+    /// Run a prompt: the result alone on stdout, problems and the run log on stderr.
+    ///
+    /// ARGS joined by spaces become the prompt's `args`. Exit status: 0 when the run
+    /// succeeded, 1 for a run error, 2 for a usage error, 130 when cancelled (Ctrl-C;
+    /// a second Ctrl-C exits at once).
+    Run(RunArgs),
+}
+
+/// Arguments of `promptforge run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The prompt file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The argument string, joined by spaces.
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<String>,
+    /// Read the argument string from a file (`-` for stdin) instead of ARGS.
+    #[arg(long, value_name = "FILE", conflicts_with = "args")]
+    pub args_file: Option<PathBuf>,
+    /// How the outcome is printed.
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
+    /// Seed: fixes the untrusted nonce and the run id, so two runs are byte-for-byte identical.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// The run's filesystem on disk (default: in memory).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// No operator: `input.ask` raises input_unavailable.
+    #[arg(long)]
+    pub no_input: bool,
+}
+
+/// Output formats of `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// The result on stdout; problems, notices and `log: ` lines on stderr.
+    Text,
+    /// One JSON object on stdout: ok, result, error, calls, log, duration_ms.
+    Json,
 }
 
 /// Arguments of `promptforge check`.

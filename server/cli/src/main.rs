@@ -1,15 +1,16 @@
 //! `promptforge`: the PromptForge command line.
 //!
-//! Only `check` exists for now; `run`, `test`, `lsp` and `catalog` come with the
-//! engine and the language server. The rules of the language live in
+//! `check` and `run` exist; `test`, `lsp` and `catalog` come later. The rules of the language live in
 //! `promptforge-syntax`: this binary parses arguments, finds files, prints what
 //! the library reports and chooses the exit code.
 
 mod check;
 mod cli;
 mod files;
+mod lsp;
 mod output;
 mod problem;
+mod run;
 
 use std::process::ExitCode;
 
@@ -21,6 +22,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match &cli.command {
         Command::Check(args) => check::run(args, &cli.global),
+        Command::Lsp => lsp::run(),
+        Command::Run(args) => return ExitCode::from(run::run(args, &cli.global)),
     };
     ExitCode::from(status.code())
 }

@@ -1,4 +1,18 @@
 //! PromptForge engine: the Host and its configuration, the Harness (Plugins,
 //! catalog, slots), prepare, and the run of a prompt (`language.md` §2–§7).
 
+pub mod error;
+pub mod harness;
+pub mod host;
+pub mod input;
+pub mod messages;
 pub mod models;
+pub mod prepare;
+pub mod run;
+pub mod store;
+
+pub use error::{EngineError, ErrorKind, Position, RunError, RunErrorKind};
+pub use host::Host;
+pub use prepare::{prepare, Prepared};
+pub use run::{run, run_text, NoEvents, Outcome, RunEvents, RunOptions};
+pub use store::Store;

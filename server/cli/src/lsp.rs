@@ -1,0 +1,19 @@
+//! `promptforge lsp`: the language server on stdio (`editor.md`).
+
+use std::io::Write;
+
+use crate::check::Status;
+
+/// Serves the Language Server Protocol on stdin/stdout until the client exits.
+/// Exit status 0 after `shutdown` and `exit`, 1 after `exit` (or the end of the
+/// input) without `shutdown`, 2 when the async runtime cannot start.
+pub fn run() -> Status {
+    match promptforge_lsp::run_stdio() {
+        Ok(true) => Status::Clean,
+        Ok(false) => Status::Problems,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "promptforge: lsp: {error}");
+            Status::Usage
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! `promptforge run FILE [ARGS...]` (`host.md` §4): reads the prompt, finds the
+//! configuration, runs the prompt on the engine and prints the outcome.
+
+mod input;
+mod report;
+mod status;
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use promptforge_engine::host::{Discovery, Host};
+use promptforge_engine::run::{run_text, RunOptions};
+use promptforge_engine::{RunErrorKind, Store};
+use promptforge_syntax::{is_prompt, NOT_A_PROMPT};
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::{GlobalArgs, RunArgs, RunFormat};
+
+/// Exit status of a successful run.
+const EXIT_OK: u8 = 0;
+/// Exit status of a run error.
+const EXIT_RUN_ERROR: u8 = 1;
+/// Exit status of a usage error.
+const EXIT_USAGE: u8 = 2;
+/// Exit status of a cancelled run.
+const EXIT_CANCELLED: u8 = 130;
+
+fn usage(path: &str, reason: impl std::fmt::Display) -> u8 {
+    eprintln!("promptforge: {path}: {reason}");
+    EXIT_USAGE
+}
+
+/// The argument string: ARGS joined by spaces, or `--args-file` (`-` for stdin).
+fn argument_string(args: &RunArgs) -> Result<String, u8> {
+    let Some(file) = &args.args_file else {
+        return Ok(args.args.join(" "));
+    };
+    if file.as_os_str() == "-" {
+        let mut text = String::new();
+        return io::stdin()
+            .read_to_string(&mut text)
+            .map(|_| text)
+            .map_err(|e| usage("stdin", e));
+    }
+    std::fs::read_to_string(file).map_err(|e| {
+        usage(
+            &file.display().to_string(),
+            crate::files::describe_io_error(&e),
+        )
+    })
+}
+
+/// Runs `promptforge run`; returns the exit status.
+pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
+    let display = args.file.display().to_string();
+    let text = match std::fs::read(&args.file) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return usage(
+                    &display,
+                    format!(
+                        "not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )
+            }
+        },
+        Err(e) => return usage(&display, crate::files::describe_io_error(&e)),
+    };
+    if !is_prompt(&text) {
+        eprintln!("{display}: error[Version]: {NOT_A_PROMPT}");
+        return EXIT_RUN_ERROR;
+    }
+    let arguments = match argument_string(args) {
+        Ok(arguments) => arguments,
+        Err(code) => return code,
+    };
+    let prompt_dir = args.file.parent().map(|p| {
+        if p.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            p.to_path_buf()
+        }
+    });
+    let discovery = Discovery::from_env(global.config.clone(), prompt_dir);
+    let config = match discovery.load() {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("promptforge: {error}");
+            return EXIT_USAGE;
+        }
+    };
+    if global.verbose {
+        match &config.path {
+            Some(path) => eprintln!("configuration: {}", path.display()),
+            None => eprintln!("configuration: built-in defaults"),
+        }
+    }
+    let mut host = match Host::new(config) {
+        Ok(host) => host,
+        Err(error) => {
+            eprintln!("promptforge: {error}");
+            return EXIT_USAGE;
+        }
+    };
+    let stdin_is_operator = !args.no_input
+        && args.args_file.as_deref() != Some(Path::new("-"))
+        && io::stdin().is_terminal();
+    if stdin_is_operator {
+        host.set_input(Some(Arc::new(input::TerminalInput)));
+    }
+    let store = match &args.store {
+        Some(dir) => match Store::directory(dir) {
+            Ok(store) => store,
+            Err(e) => return usage(&dir.display().to_string(), e),
+        },
+        None => Store::in_memory(),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return usage("runtime", e),
+    };
+    let live = args.format == RunFormat::Text && io::stderr().is_terminal() && !global.quiet;
+    let events = Arc::new(status::CliEvents::new(
+        live,
+        args.format == RunFormat::Text,
+        global.quiet,
+    ));
+    let cancel = CancellationToken::new();
+    let options = RunOptions {
+        args: arguments,
+        seed: args.seed,
+        cancel: cancel.clone(),
+    };
+    let outcome = runtime.block_on(async {
+        tokio::spawn(cancel_on_ctrl_c(cancel));
+        run_text(
+            &text,
+            Arc::new(host),
+            Arc::new(store),
+            options,
+            events.clone(),
+        )
+        .await
+    });
+    events.finish();
+    runtime.shutdown_timeout(Duration::from_millis(100));
+
+    let written = match args.format {
+        RunFormat::Text => {
+            if let Some(error) = &outcome.error {
+                eprintln!("{}", report::problem_line(&display, error));
+            }
+            report::write_result(outcome.result.as_deref(), &mut io::stdout().lock())
+        }
+        RunFormat::Json => {
+            let object = report::json_object(&outcome);
+            let mut out = io::stdout().lock();
+            serde_json::to_writer_pretty(&mut out, &object)
+                .map_err(io::Error::other)
+                .and_then(|()| writeln!(out))
+                .and_then(|()| out.flush())
+        }
+    };
+    if let Err(error) = written {
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("promptforge: cannot write the output: {error}");
+            return EXIT_USAGE;
+        }
+    }
+    match &outcome.error {
+        None => EXIT_OK,
+        Some(error) if error.kind == RunErrorKind::Cancelled => EXIT_CANCELLED,
+        Some(_) => EXIT_RUN_ERROR,
+    }
+}
+
+/// The first Ctrl-C cancels the run; a second one exits at once.
+async fn cancel_on_ctrl_c(cancel: CancellationToken) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    cancel.cancel();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(i32::from(EXIT_CANCELLED));
+    }
+}

@@ -1,0 +1,93 @@
+//! What the command line shows while a run goes: `log: ` lines and notices on
+//! stderr, and on a terminal a live status line (section, model round, tool calls
+//! in flight, elapsed) that disappears when the run ends.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use promptforge_engine::RunEvents;
+
+/// The run's listener for the command line.
+pub struct CliEvents {
+    bar: Option<ProgressBar>,
+    print_log: bool,
+    quiet: bool,
+    state: Mutex<(String, u64)>,
+}
+
+impl CliEvents {
+    /// A listener; `live` shows the status line, `print_log` prints `log: ` lines.
+    pub fn new(live: bool, print_log: bool, quiet: bool) -> Self {
+        let bar = live.then(|| {
+            let bar = ProgressBar::new_spinner();
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {msg}") {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        CliEvents {
+            bar,
+            print_log,
+            quiet,
+            state: Mutex::new((String::new(), 0)),
+        }
+    }
+
+    fn line(&self, text: String) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{text}")),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn refresh(&self) {
+        let Some(bar) = &self.bar else { return };
+        let Ok(state) = self.state.lock() else { return };
+        let section = if state.0.is_empty() {
+            "H1 pass"
+        } else {
+            state.0.as_str()
+        };
+        bar.set_message(format!(
+            "section: {section} · model round: {} · tool calls in flight: 0",
+            state.1
+        ));
+    }
+
+    /// Removes the status line.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl RunEvents for CliEvents {
+    fn log(&self, line: &str) {
+        if self.print_log {
+            self.line(format!("log: {line}"));
+        }
+    }
+
+    fn notice(&self, text: &str) {
+        if !self.quiet {
+            self.line(format!("note: {text}"));
+        }
+    }
+
+    fn section(&self, heading: &str) {
+        if let Ok(mut state) = self.state.lock() {
+            state.0 = heading.to_owned();
+        }
+        self.refresh();
+    }
+
+    fn model_round(&self, _label: &str, round: u64) {
+        if let Ok(mut state) = self.state.lock() {
+            state.1 = round;
+        }
+        self.refresh();
+    }
+}

@@ -1,0 +1,234 @@
+//! The Harness: the Plugins the Host registers, and the run's tool catalog built
+//! from the Plugins a prompt declares (Tools chapter, "Declaring Plugins" to "Tool slots").
+
+pub mod plugin;
+pub mod tool;
+
+use std::sync::Arc;
+
+pub use plugin::{Activation, ActivationError, Plugin, Services};
+pub use tool::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
+
+use crate::messages;
+
+/// The Plugins the Host registered, each under its exact id.
+#[derive(Clone, Default)]
+pub struct Harness {
+    plugins: Vec<Arc<dyn Plugin>>,
+}
+
+impl std::fmt::Debug for Harness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.plugins.iter().map(|p| p.id().to_owned()))
+            .finish()
+    }
+}
+
+impl Harness {
+    /// An empty Harness.
+    pub fn new() -> Self {
+        Harness::default()
+    }
+
+    /// Registers a Plugin; a second Plugin with the same id replaces the first.
+    pub fn register(&mut self, plugin: Arc<dyn Plugin>) {
+        self.plugins.retain(|p| p.id() != plugin.id());
+        self.plugins.push(plugin);
+    }
+
+    /// The Plugin registered under exactly `id`.
+    pub fn get(&self, id: &str) -> Option<&Arc<dyn Plugin>> {
+        self.plugins.iter().find(|p| p.id() == id)
+    }
+
+    /// Every registered Plugin id, in registration order.
+    pub fn ids(&self) -> Vec<String> {
+        self.plugins.iter().map(|p| p.id().to_owned()).collect()
+    }
+}
+
+/// One tool of the catalog.
+#[derive(Clone)]
+pub struct CatalogEntry {
+    /// The Plugin that contributed it.
+    pub plugin: String,
+    /// The tool.
+    pub tool: Arc<dyn Tool>,
+}
+
+impl std::fmt::Debug for CatalogEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatalogEntry")
+            .field("plugin", &self.plugin)
+            .field("tool", &self.tool.id().as_str())
+            .finish()
+    }
+}
+
+/// The run's tool catalog: the activated Plugins' tools, by declaration, then in
+/// each Plugin's own order.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    entries: Vec<CatalogEntry>,
+}
+
+impl Catalog {
+    /// Adds the tools `plugin` contributed, admitting only those whose path is the
+    /// Plugin's id plus one name segment; returns the log lines of the refused ones.
+    pub fn admit(&mut self, plugin: &str, tools: Vec<Arc<dyn Tool>>) -> Vec<String> {
+        let mut refused = Vec::new();
+        for tool in tools {
+            if tool.id().is_under(plugin) {
+                self.entries.push(CatalogEntry {
+                    plugin: plugin.to_owned(),
+                    tool,
+                });
+            } else {
+                refused.push(messages::tool_not_admitted(plugin, tool.id().as_str()));
+            }
+        }
+        refused
+    }
+
+    /// The tool at exactly `path`.
+    pub fn find(&self, path: &str) -> Option<&CatalogEntry> {
+        self.entries.iter().find(|e| e.tool.id().as_str() == path)
+    }
+
+    /// True when `plugin` contributed at least one tool.
+    pub fn has_tools_of(&self, plugin: &str) -> bool {
+        self.entries.iter().any(|e| e.plugin == plugin)
+    }
+
+    /// Every tool, in catalog order.
+    pub fn entries(&self) -> &[CatalogEntry] {
+        &self.entries
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Plugins and tools for the engine's own tests.
+
+    use super::*;
+    use async_trait::async_trait;
+    use tokio_util::sync::CancellationToken;
+
+    /// A tool echoing its arguments.
+    pub struct FixedTool {
+        pub id: ToolId,
+        pub description: String,
+        pub parameters: serde_json::Value,
+    }
+
+    impl FixedTool {
+        pub fn shared(path: &str) -> Arc<dyn Tool> {
+            Arc::new(FixedTool {
+                id: ToolId::new(path),
+                description: format!("the tool {path}"),
+                parameters: serde_json::json!({"type": "object"}),
+            })
+        }
+    }
+
+    #[async_trait]
+    impl Tool for FixedTool {
+        fn id(&self) -> &ToolId {
+            &self.id
+        }
+        fn description(&self) -> &str {
+            &self.description
+        }
+        fn parameters(&self) -> &serde_json::Value {
+            &self.parameters
+        }
+        async fn call(
+            &self,
+            arguments: &str,
+            _cancel: &CancellationToken,
+        ) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::plain(arguments, Trust::Trusted))
+        }
+    }
+
+    /// A Plugin with fixed tools, conflicts and activation outcome.
+    pub struct FixedPlugin {
+        pub id: String,
+        pub tools: Vec<String>,
+        pub conflicts: Vec<String>,
+        pub failure: Option<String>,
+    }
+
+    impl FixedPlugin {
+        pub fn new(id: &str, tools: &[&str]) -> Self {
+            FixedPlugin {
+                id: id.to_owned(),
+                tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+                conflicts: Vec::new(),
+                failure: None,
+            }
+        }
+    }
+
+    #[async_trait]
+    impl Plugin for FixedPlugin {
+        fn id(&self) -> &str {
+            &self.id
+        }
+        fn conflicts(&self) -> Vec<String> {
+            self.conflicts.clone()
+        }
+        async fn activate(
+            &self,
+            _activation: Activation,
+        ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
+            if let Some(reason) = &self.failure {
+                return Err(ActivationError::new(reason.clone()));
+            }
+            Ok(self.tools.iter().map(|t| FixedTool::shared(t)).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::FixedTool;
+    use super::*;
+
+    #[test]
+    fn catalog_admits_only_tools_under_the_plugin_id() {
+        let mut catalog = Catalog::default();
+        let refused = catalog.admit(
+            "acme/web",
+            vec![
+                FixedTool::shared("acme/web/fetch"),
+                FixedTool::shared("acme/web2/fetch"),
+                FixedTool::shared("acme/web/search"),
+            ],
+        );
+        assert_eq!(
+            refused,
+            ["Plugin acme/web contributed the tool acme/web2/fetch, which is not under its id; the tool is ignored"]
+        );
+        let paths: Vec<&str> = catalog
+            .entries()
+            .iter()
+            .map(|e| e.tool.id().as_str())
+            .collect();
+        assert_eq!(paths, ["acme/web/fetch", "acme/web/search"]);
+        assert!(catalog.find("acme/web/search").is_some());
+        assert!(catalog.find("acme/web/sear").is_none());
+        assert!(catalog.has_tools_of("acme/web"));
+        assert!(!catalog.has_tools_of("acme/web2"));
+    }
+
+    #[test]
+    fn harness_looks_ids_up_exactly() {
+        let mut harness = Harness::new();
+        harness.register(Arc::new(testing::FixedPlugin::new("acme/web-search", &[])));
+        assert!(harness.get("acme/web-search").is_some());
+        assert!(harness.get("acme/web_search").is_none());
+        assert_eq!(harness.ids(), ["acme/web-search"]);
+    }
+}

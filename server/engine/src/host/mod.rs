@@ -1,0 +1,332 @@
+//! The Host (`host.md`): its configuration, its models, the Plugins it registers,
+//! the services it offers them and the limits of a run.
+
+pub mod config;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use config::{Config, ConfigError, Discovery, Limits, ModelConfig, ProviderKind};
+
+use crate::harness::{Harness, Services};
+use crate::input::InputBroker;
+use crate::messages;
+use crate::models::echo::EchoProvider;
+use crate::models::providers::anthropic::{AnthropicProvider, AnthropicSettings};
+use crate::models::providers::openai::{OpenAiProvider, OpenAiSettings};
+use crate::models::script::ScriptProvider;
+use crate::models::ModelProvider;
+
+/// Seconds a model round may take when `timeout_s` is not set.
+pub const DEFAULT_TIMEOUT_S: u64 = 120;
+/// Retries when `retries` is not set.
+pub const DEFAULT_RETRIES: u32 = 2;
+/// The name the built-in offline model goes by.
+pub const ECHO_MODEL: &str = "echo";
+
+/// A Host model: a configured `[model.NAME]` ready to call, or why it cannot be.
+#[derive(Clone)]
+pub struct HostModel {
+    /// The Host model's name (the `[model.NAME]` key, or `echo`).
+    pub name: String,
+    /// The provider, or why it cannot be used (a missing API key variable, ...).
+    pub provider: Result<Arc<dyn ModelProvider>, String>,
+    /// The provider's own model name.
+    pub provider_model: String,
+}
+
+impl std::fmt::Debug for HostModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostModel")
+            .field("name", &self.name)
+            .field(
+                "provider",
+                &self.provider.as_ref().map(|p| p.kind().to_owned()),
+            )
+            .field("provider_model", &self.provider_model)
+            .finish()
+    }
+}
+
+/// The Host a run happens in.
+pub struct Host {
+    config: Config,
+    harness: Harness,
+    models: BTreeMap<String, HostModel>,
+    echo: HostModel,
+    notice_given: AtomicBool,
+    input: Option<Arc<dyn InputBroker>>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("config", &self.config.path)
+            .field("harness", &self.harness)
+            .field("models", &self.models)
+            .finish()
+    }
+}
+
+impl Host {
+    /// A Host from a configuration, reading API keys from the process environment.
+    pub fn new(config: Config) -> Result<Host, ConfigError> {
+        Host::with_env(config, &|name| std::env::var(name).ok())
+    }
+
+    /// A Host from a configuration, reading API keys through `env`.
+    pub fn with_env(
+        config: Config,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Host, ConfigError> {
+        let mut models = BTreeMap::new();
+        for (name, model) in &config.models {
+            models.insert(name.clone(), build_model(&config, name, model, env)?);
+        }
+        Ok(Host {
+            config,
+            harness: Harness::new(),
+            models,
+            echo: HostModel {
+                name: ECHO_MODEL.to_owned(),
+                provider: Ok(Arc::new(EchoProvider)),
+                provider_model: ECHO_MODEL.to_owned(),
+            },
+            notice_given: AtomicBool::new(false),
+            input: None,
+        })
+    }
+
+    /// The Host of the built-in defaults: no models (every label uses `echo`), no Plugins.
+    pub fn offline() -> Host {
+        Host {
+            config: Config::default(),
+            harness: Harness::new(),
+            models: BTreeMap::new(),
+            echo: HostModel {
+                name: ECHO_MODEL.to_owned(),
+                provider: Ok(Arc::new(EchoProvider)),
+                provider_model: ECHO_MODEL.to_owned(),
+            },
+            notice_given: AtomicBool::new(false),
+            input: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The run limits.
+    pub fn limits(&self) -> Limits {
+        self.config.limits
+    }
+
+    /// Replaces the run limits.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.config.limits = limits;
+    }
+
+    /// The Harness, to register Plugins.
+    pub fn harness_mut(&mut self) -> &mut Harness {
+        &mut self.harness
+    }
+
+    /// The Harness.
+    pub fn harness(&self) -> &Harness {
+        &self.harness
+    }
+
+    /// Sets the operator's input broker (None: no operator).
+    pub fn set_input(&mut self, input: Option<Arc<dyn InputBroker>>) {
+        self.input = input;
+    }
+
+    /// The operator's input broker, when there is an operator.
+    pub fn input(&self) -> Option<Arc<dyn InputBroker>> {
+        self.input.clone()
+    }
+
+    /// The services offered to Plugins.
+    pub fn services(&self) -> Services {
+        Services::new(self.input.clone())
+    }
+
+    /// Adds (or replaces) a Host model, e.g. a scripted model for tests.
+    pub fn add_model(&mut self, name: &str, provider: Arc<dyn ModelProvider>) {
+        self.models.insert(
+            name.to_owned(),
+            HostModel {
+                name: name.to_owned(),
+                provider: Ok(provider),
+                provider_model: name.to_owned(),
+            },
+        );
+    }
+
+    /// Sets the Host's default model.
+    pub fn set_default_model(&mut self, name: &str) {
+        self.config.default_model = Some(name.to_owned());
+    }
+
+    /// True when no model is configured: every label uses the built-in `echo` model.
+    pub fn is_offline_default(&self) -> bool {
+        self.models.is_empty()
+    }
+
+    /// The Host model a label resolves to: its `model:`, else the default model; with
+    /// no model configured at all, `echo`. The error is the Binding message.
+    pub fn resolve(&self, label: &str, model: Option<&str>) -> Result<HostModel, String> {
+        if self.is_offline_default() {
+            return Ok(self.echo.clone());
+        }
+        let name = match model.or(self.config.default_model.as_deref()) {
+            Some(name) => name,
+            None => return Err(messages::no_default_model(label)),
+        };
+        let found = self.models.get(name).ok_or_else(|| {
+            let configured: Vec<String> = self.models.keys().cloned().collect();
+            messages::unknown_host_model(label, name, &configured)
+        })?;
+        match &found.provider {
+            Ok(_) => Ok(found.clone()),
+            Err(message) => Err(message.clone()),
+        }
+    }
+
+    /// The notice of the offline default, the first time it is asked for; then None.
+    pub fn take_echo_notice(&self) -> Option<&'static str> {
+        let offline = self.is_offline_default();
+        (offline && !self.notice_given.swap(true, Ordering::SeqCst))
+            .then_some(messages::ECHO_NOTICE)
+    }
+}
+
+fn build_model(
+    config: &Config,
+    name: &str,
+    model: &ModelConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<HostModel, ConfigError> {
+    let provider_model = model.model.clone().unwrap_or_else(|| name.to_owned());
+    let api_key = match &model.api_key_env {
+        Some(variable) => match env(variable) {
+            Some(key) => Ok(Some(key)),
+            None => Err(messages::missing_api_key(name, variable)),
+        },
+        None => Ok(None),
+    };
+    let timeout = Duration::from_secs(model.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S));
+    let retries = model.retries.unwrap_or(DEFAULT_RETRIES);
+    let provider: Result<Arc<dyn ModelProvider>, String> = match model.provider {
+        ProviderKind::Echo => Ok(Arc::new(EchoProvider)),
+        ProviderKind::Script => {
+            let relative = model.path.clone().unwrap_or_default();
+            let path = config.base_dir().join(relative);
+            let provider = ScriptProvider::from_file(&path).map_err(|e| ConfigError {
+                path: config.path.clone().unwrap_or_default(),
+                line: None,
+                message: format!("model.{name}: {e}"),
+            })?;
+            Ok(Arc::new(provider))
+        }
+        ProviderKind::Openai => api_key.map(|api_key| {
+            Arc::new(OpenAiProvider::new(OpenAiSettings {
+                base_url: model.base_url.clone(),
+                model: provider_model.clone(),
+                api_key,
+                timeout,
+                retries,
+                host_model: name.to_owned(),
+            })) as Arc<dyn ModelProvider>
+        }),
+        ProviderKind::Anthropic => api_key.map(|api_key| {
+            Arc::new(AnthropicProvider::new(AnthropicSettings {
+                base_url: model.base_url.clone(),
+                model: provider_model.clone(),
+                api_key,
+                timeout,
+                retries,
+                host_model: name.to_owned(),
+            })) as Arc<dyn ModelProvider>
+        }),
+    };
+    Ok(HostModel {
+        name: name.to_owned(),
+        provider,
+        provider_model,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn host(text: &str, env: &[(&str, &str)]) -> Host {
+        let config = Config::parse(text, Path::new("promptforge.toml")).unwrap();
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Host::with_env(config, &|name| {
+            env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn with_no_configuration_every_label_uses_echo_with_one_notice() {
+        let host = Host::offline();
+        assert_eq!(host.resolve("writer", None).unwrap().name, "echo");
+        assert_eq!(host.resolve("writer", Some("gpt-9")).unwrap().name, "echo");
+        assert_eq!(host.take_echo_notice(), Some(messages::ECHO_NOTICE));
+        assert_eq!(host.take_echo_notice(), None);
+        assert_eq!(
+            messages::ECHO_NOTICE,
+            "no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)"
+        );
+    }
+
+    #[test]
+    fn labels_resolve_through_the_configuration() {
+        let host = host(
+            "default_model = \"local\"\n[model.local]\nprovider = \"openai\"\nmodel = \"qwen\"\n[model.claude]\nprovider = \"anthropic\"\napi_key_env = \"KEY_X\"\n[model.quiet]\nprovider = \"echo\"\n",
+            &[],
+        );
+        assert!(host.take_echo_notice().is_none());
+        let local = host.resolve("writer", None).unwrap();
+        assert_eq!(
+            (local.name.as_str(), local.provider_model.as_str()),
+            ("local", "qwen")
+        );
+        assert_eq!(
+            host.resolve("w", Some("quiet")).unwrap().provider_model,
+            "quiet"
+        );
+        assert_eq!(
+            host.resolve("w", Some("claude")).unwrap_err(),
+            "the Host model \"claude\" needs the environment variable KEY_X (its api_key_env), which is not set"
+        );
+        assert_eq!(
+            host.resolve("w", Some("gpt")).unwrap_err(),
+            "model label \"w\" uses the Host model \"gpt\", which the configuration does not define; configured models: [claude, local, quiet]"
+        );
+    }
+
+    #[test]
+    fn api_keys_come_from_the_environment_and_a_default_is_needed() {
+        let host = host(
+            "[model.claude]\nprovider = \"anthropic\"\napi_key_env = \"KEY_X\"\n",
+            &[("KEY_X", "sk")],
+        );
+        assert_eq!(host.resolve("w", Some("claude")).unwrap().name, "claude");
+        assert_eq!(
+            host.resolve("w", None).unwrap_err(),
+            "model label \"w\" names no model and the configuration sets no default_model"
+        );
+    }
+}

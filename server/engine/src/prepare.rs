@@ -1,0 +1,395 @@
+//! Prepare (`language.md` §2; Tools chapter, "Declaring Plugins" to "Tool slots"):
+//! activate the declared Plugins in order, build the catalog, bind the slots and
+//! resolve the model labels, or refuse the run.
+
+use std::sync::Arc;
+
+use promptforge_syntax::{Analysis, Document};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Position, RunError, RunErrorKind};
+use crate::harness::{Activation, Catalog, Plugin, Tool};
+use crate::host::{Host, HostModel};
+use crate::messages;
+use crate::store::Store;
+
+/// A tool slot after binding.
+#[derive(Clone)]
+pub struct BoundSlot {
+    /// The alias.
+    pub alias: String,
+    /// The tool path as written.
+    pub path: String,
+    /// The tool, when the catalog has exactly that path; None leaves the slot unbound.
+    pub tool: Option<Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for BoundSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoundSlot")
+            .field("alias", &self.alias)
+            .field("path", &self.path)
+            .field("bound", &self.tool.is_some())
+            .finish()
+    }
+}
+
+/// A `models:` label resolved to its Host model.
+#[derive(Debug, Clone)]
+pub struct ModelLabel {
+    /// The label.
+    pub label: String,
+    /// The Host model it resolved to.
+    pub model: HostModel,
+    /// `temperature:`.
+    pub temperature: Option<f64>,
+    /// `max_tokens:`.
+    pub max_tokens: Option<u64>,
+}
+
+/// A prompt ready to run.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The document.
+    pub document: Arc<Document>,
+    /// The prompt's name.
+    pub name: String,
+    /// The run's tool catalog.
+    pub catalog: Catalog,
+    /// The tool slots in declaration order.
+    pub slots: Vec<BoundSlot>,
+    /// The model labels in declaration order.
+    pub labels: Vec<ModelLabel>,
+    /// `max_tool_iterations`.
+    pub round_cap: u32,
+    /// Log lines of prepare (skipped optional Plugins, refused tools).
+    pub log: Vec<String>,
+}
+
+impl Prepared {
+    /// The slot with this alias.
+    pub fn slot(&self, alias: &str) -> Option<&BoundSlot> {
+        self.slots.iter().find(|s| s.alias == alias)
+    }
+
+    /// The label declaration with this name.
+    pub fn label(&self, label: &str) -> Option<&ModelLabel> {
+        self.labels.iter().find(|l| l.label == label)
+    }
+
+    /// Every bound alias, in declaration order.
+    pub fn bound_aliases(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter(|s| s.tool.is_some())
+            .map(|s| s.alias.clone())
+            .collect()
+    }
+}
+
+/// A declared Plugin: its id, whether it is optional, the Plugin the Harness has under it.
+type Declared<'a> = (&'a str, bool, Option<Arc<dyn Plugin>>);
+
+/// The first parse problem of an analysis, as a run error (`run` refuses at the first).
+pub fn first_parse_error(text: &str, analysis: &Analysis) -> Option<RunError> {
+    let diagnostic = analysis.diagnostics.first()?;
+    let position = diagnostic.located.then(|| {
+        let (line, column) = analysis.line_index.position(text, diagnostic.offset);
+        Position { line, column }
+    });
+    Some(
+        RunError::new(
+            RunErrorKind::Parse(diagnostic.kind),
+            diagnostic.message.clone(),
+        )
+        .at(position),
+    )
+}
+
+/// Prepares a parsed prompt against `host`; `store` and `cancel` are the run's,
+/// handed to the Plugins as they activate.
+pub async fn prepare(
+    text: &str,
+    analysis: &Analysis,
+    host: &Host,
+    store: Arc<Store>,
+    cancel: CancellationToken,
+) -> Result<Prepared, RunError> {
+    if let Some(error) = first_parse_error(text, analysis) {
+        return Err(error);
+    }
+    let document = &analysis.document;
+    let Some(frontmatter) = &document.frontmatter else {
+        return Err(RunError::internal(
+            "a prompt without frontmatter passed the parse",
+        ));
+    };
+    let mut log = Vec::new();
+    let declared: Vec<Declared> = frontmatter
+        .plugins
+        .iter()
+        .map(|d| {
+            (
+                d.id.value.as_str(),
+                d.optional,
+                host.harness().get(&d.id.value).cloned(),
+            )
+        })
+        .collect();
+
+    // Conflicts among the registered declared Plugins, in the order of their earlier Plugin.
+    let mut conflicts = Vec::new();
+    for (i, (first, _, plugin_a)) in declared.iter().enumerate() {
+        for (second, _, plugin_b) in declared.iter().skip(i + 1) {
+            let (Some(a), Some(b)) = (plugin_a, plugin_b) else {
+                continue;
+            };
+            if a.conflicts().iter().any(|c| c == second) || b.conflicts().iter().any(|c| c == first)
+            {
+                conflicts.push(((*first).to_owned(), (*second).to_owned()));
+            }
+        }
+    }
+
+    let mut missing: Vec<String> = Vec::new();
+    let mut catalog = Catalog::default();
+    for (id, optional, plugin) in &declared {
+        let outcome = match plugin {
+            None => Err(messages::PLUGIN_NOT_REGISTERED.to_owned()),
+            Some(_) if !conflicts.is_empty() => continue,
+            Some(plugin) => plugin
+                .activate(Activation {
+                    filesystem: store.clone(),
+                    cancel: cancel.clone(),
+                    services: host.services(),
+                })
+                .await
+                .map_err(|e| e.reason),
+        };
+        match outcome {
+            Ok(tools) => log.extend(catalog.admit(id, tools)),
+            Err(reason) if *optional => log.push(messages::skipped_optional_plugin(id, &reason)),
+            Err(_) => missing.push((*id).to_owned()),
+        }
+    }
+    if conflicts.is_empty() {
+        for slot in &frontmatter.tools {
+            let Some(plugin) = slot.plugin_id() else {
+                continue;
+            };
+            if !catalog.has_tools_of(plugin) && !missing.iter().any(|m| m == plugin) {
+                missing.push(plugin.to_owned());
+            }
+        }
+    }
+    if !missing.is_empty() || !conflicts.is_empty() {
+        return Err(requirements_unmet(document, &missing, &conflicts));
+    }
+
+    let slots = frontmatter
+        .tools
+        .iter()
+        .filter_map(|slot| {
+            let path = slot.path.as_ref()?;
+            Some(BoundSlot {
+                alias: slot.alias.value.clone(),
+                path: path.value.clone(),
+                tool: catalog.find(&path.value).map(|e| e.tool.clone()),
+            })
+        })
+        .collect();
+
+    let mut labels = Vec::new();
+    for decl in &frontmatter.models {
+        let model = decl.model.as_ref().map(|m| m.value.as_str());
+        match host.resolve(&decl.label.value, model) {
+            Ok(resolved) => labels.push(ModelLabel {
+                label: decl.label.value.clone(),
+                model: resolved,
+                temperature: decl.temperature.as_ref().map(|t| t.value),
+                max_tokens: decl.max_tokens.as_ref().map(|t| t.value),
+            }),
+            Err(message) => {
+                let offset = decl
+                    .model
+                    .as_ref()
+                    .map_or(decl.label.range.start, |m| m.range.start);
+                let (line, column) = analysis.line_index.position(text, offset);
+                return Err(RunError::new(RunErrorKind::Binding, message)
+                    .at(Some(Position { line, column })));
+            }
+        }
+    }
+
+    Ok(Prepared {
+        document: Arc::new(document.clone()),
+        name: frontmatter
+            .name
+            .as_ref()
+            .map(|n| n.value.clone())
+            .unwrap_or_default(),
+        catalog,
+        slots,
+        labels,
+        round_cap: frontmatter.round_cap(),
+        log,
+    })
+}
+
+/// The RequirementsUnmet notice: missing Plugins in declaration order (those named
+/// only by slots after them), then conflicts.
+fn requirements_unmet(
+    document: &Document,
+    missing: &[String],
+    conflicts: &[(String, String)],
+) -> RunError {
+    let declared: Vec<&str> = document
+        .frontmatter
+        .iter()
+        .flat_map(|f| f.plugins.iter().map(|p| p.id.value.as_str()))
+        .collect();
+    let mut ordered: Vec<&String> = missing.iter().collect();
+    ordered.sort_by_key(|id| declared.iter().position(|d| d == id).unwrap_or(usize::MAX));
+    let mut lines = vec![messages::REQUIREMENTS_HEADER.to_owned()];
+    lines.extend(ordered.iter().map(|id| messages::missing_plugin(id)));
+    lines.extend(
+        conflicts
+            .iter()
+            .map(|(a, b)| messages::conflicting_plugins(a, b)),
+    );
+    RunError::new(RunErrorKind::RequirementsUnmet, lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::testing::FixedPlugin;
+
+    fn prompt(frontmatter: &str) -> String {
+        format!("---\nname: p\ndescription: d\npromptforge: 0\n{frontmatter}---\n\n# T\n")
+    }
+
+    async fn run_prepare(text: &str, host: &Host) -> Result<Prepared, RunError> {
+        let analysis = promptforge_syntax::parse(text);
+        prepare(
+            text,
+            &analysis,
+            host,
+            Arc::new(Store::in_memory()),
+            CancellationToken::new(),
+        )
+        .await
+    }
+
+    fn host_with(plugins: Vec<FixedPlugin>) -> Host {
+        let mut host = Host::offline();
+        for plugin in plugins {
+            host.harness_mut().register(Arc::new(plugin));
+        }
+        host
+    }
+
+    #[tokio::test]
+    async fn a_missing_required_plugin_is_refused() {
+        let text = prompt("plugins: [promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\n");
+        let error = run_prepare(&text, &Host::offline()).await.unwrap_err();
+        assert_eq!(error.kind, RunErrorKind::RequirementsUnmet);
+        assert_eq!(
+            error.message,
+            "the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web"
+        );
+        assert_eq!(error.position, None);
+    }
+
+    #[tokio::test]
+    async fn missing_first_then_conflicts_in_order() {
+        let mut fs = FixedPlugin::new("acme/fs", &["acme/fs/read"]);
+        fs.conflicts = vec!["acme/memfs".into()];
+        let memfs = FixedPlugin::new("acme/memfs", &["acme/memfs/read"]);
+        let host = host_with(vec![fs, memfs]);
+        let text = prompt("plugins:\n  - acme/fs\n  - zzz/gone\n  - acme/memfs\n  - aaa/gone\n");
+        let error = run_prepare(&text, &host).await.unwrap_err();
+        assert_eq!(
+            error.message,
+            "the environment cannot satisfy this prompt:\n- missing required Plugin: zzz/gone\n- missing required Plugin: aaa/gone\n- conflicting Plugins: acme/fs and acme/memfs cannot be activated together; declare one or the other"
+        );
+    }
+
+    #[tokio::test]
+    async fn optional_plugins_are_skipped_with_a_log_line() {
+        let mut broken = FixedPlugin::new("acme/broken", &[]);
+        broken.failure = Some("the server did not start".into());
+        let host = host_with(vec![
+            broken,
+            FixedPlugin::new("acme/web", &["acme/web/fetch", "acme/web/search"]),
+        ]);
+        let text = prompt(
+            "plugins:\n  - ref: acme/none\n    optional: true\n  - ref: acme/broken\n    optional: true\n  - acme/web\ntools:\n  get: acme/web/fetch\n  find: acme/web/find\n",
+        );
+        let prepared = run_prepare(&text, &host).await.unwrap();
+        assert_eq!(
+            prepared.log,
+            [
+                "skipped optional Plugin acme/none: the Host registers no Plugin with this id",
+                "skipped optional Plugin acme/broken: the server did not start"
+            ]
+        );
+        assert!(prepared.slot("get").unwrap().tool.is_some());
+        assert!(
+            prepared.slot("find").unwrap().tool.is_none(),
+            "a path the Plugin lacks stays unbound"
+        );
+        assert_eq!(prepared.bound_aliases(), ["get"]);
+        let paths: Vec<&str> = prepared
+            .catalog
+            .entries()
+            .iter()
+            .map(|e| e.tool.id().as_str())
+            .collect();
+        assert_eq!(paths, ["acme/web/fetch", "acme/web/search"]);
+    }
+
+    #[tokio::test]
+    async fn failed_activation_and_empty_plugins_are_missing() {
+        let mut broken = FixedPlugin::new("acme/broken", &[]);
+        broken.failure = Some("no".into());
+        let host = host_with(vec![broken, FixedPlugin::new("acme/empty", &[])]);
+        let text = prompt(
+            "plugins: [acme/broken, acme/empty]\ntools:\n  a: acme/empty/x\n  b: acme/empty/y\n",
+        );
+        let error = run_prepare(&text, &host).await.unwrap_err();
+        assert_eq!(
+            error.message,
+            "the environment cannot satisfy this prompt:\n- missing required Plugin: acme/broken\n- missing required Plugin: acme/empty"
+        );
+    }
+
+    #[tokio::test]
+    async fn parse_errors_refuse_at_the_first() {
+        let text = "---\nname: Bad Name\ndescription: d\npromptforge: 0\n---\n\n# T\n# Again\n";
+        let error = run_prepare(text, &Host::offline()).await.unwrap_err();
+        assert_eq!(error.kind.as_str(), "Frontmatter");
+        assert_eq!(error.position, Some(Position { line: 2, column: 7 }));
+    }
+
+    #[tokio::test]
+    async fn labels_resolve_or_fail_binding_at_the_model_value() {
+        let mut host = Host::offline();
+        host.add_model("real", Arc::new(crate::models::echo::EchoProvider));
+        let text = prompt("models:\n  writer:\n    model: real\n  other:\n    model: nope\n");
+        let error = run_prepare(&text, &host).await.unwrap_err();
+        assert_eq!(error.kind, RunErrorKind::Binding);
+        assert_eq!(
+            error.position,
+            Some(Position {
+                line: 9,
+                column: 12
+            })
+        );
+        let ok = prompt("models:\n  writer:\n    model: real\n    temperature: 0.5\n");
+        let prepared = run_prepare(&ok, &host).await.unwrap();
+        assert_eq!(prepared.labels[0].model.name, "real");
+        assert_eq!(prepared.labels[0].temperature, Some(0.5));
+        assert_eq!(prepared.round_cap, 24);
+    }
+}

@@ -1,0 +1,36 @@
+//! `input.ask(question)`: asks the operator through the Host's input broker.
+
+use std::sync::Arc;
+
+use mlua::{Lua, Value};
+
+use crate::error::{EngineError, ErrorKind};
+use crate::messages;
+use crate::run::context::SectionCtx;
+use crate::run::json::type_name;
+use crate::run::vm::usage_error;
+
+/// Installs `input`.
+pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
+    let table = lua.create_table()?;
+    let ctx = ctx.clone();
+    let ask = lua.create_async_function(move |_, question: Value| {
+        let ctx = ctx.clone();
+        async move {
+            let question = match &question {
+                Value::String(s) => s.to_string_lossy(),
+                other => return Err(usage_error(messages::input_question_not_string(type_name(other)))),
+            };
+            let unavailable = || EngineError::new(ErrorKind::InputUnavailable, messages::INPUT_UNAVAILABLE);
+            let Some(broker) = ctx.run.host.input() else {
+                return Err(ctx.control.raise(unavailable()));
+            };
+            tokio::select! {
+                answer = broker.ask(&question) => answer.map_err(|_| ctx.control.raise(unavailable())),
+                () = ctx.control.cancel().cancelled() => Err(ctx.control.raise(EngineError::cancelled())),
+            }
+        }
+    })?;
+    table.set("ask", ask)?;
+    lua.globals().set("input", table)
+}

@@ -1,0 +1,201 @@
+//! `models`: `default`, `use`, `get`, `infer`, `loop`, frozen model handles and the
+//! model globals (one handle per `models:` label).
+
+use std::sync::Arc;
+
+use mlua::{Function, Lua, MetaMethod, UserData, UserDataMethods, Value};
+
+use crate::messages;
+use crate::models::{ChatMessage, Role};
+use crate::run::api::messages::Conversation;
+use crate::run::context::SectionCtx;
+use crate::run::conversation::{self, declared_label, section_label};
+use crate::run::json::type_name;
+use crate::run::vm::usage_error;
+
+/// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`.
+#[derive(Clone)]
+struct ModelHandle {
+    ctx: Arc<SectionCtx>,
+    label: String,
+    model: String,
+}
+
+fn label_arg(function: &str, value: &Value) -> mlua::Result<String> {
+    match value {
+        Value::String(s) => Ok(s.to_string_lossy()),
+        other => Err(usage_error(messages::label_not_string(
+            function,
+            type_name(other),
+        ))),
+    }
+}
+
+fn handle(ctx: &Arc<SectionCtx>, label: &str) -> mlua::Result<ModelHandle> {
+    let declared = declared_label(ctx, label).map_err(usage_error)?;
+    Ok(ModelHandle {
+        ctx: ctx.clone(),
+        label: declared.label,
+        model: declared.model.name,
+    })
+}
+
+/// The messages of an `infer` argument: a string is one user message, a list is copied.
+fn conversation_of(function: &str, value: &Value) -> mlua::Result<Vec<ChatMessage>> {
+    match value {
+        Value::String(s) => Ok(vec![ChatMessage::text(Role::User, s.to_string_lossy())]),
+        Value::UserData(ud) => match ud.borrow::<Conversation>() {
+            Ok(list) => Ok(list.snapshot()),
+            Err(_) => Err(usage_error(messages::not_a_conversation(
+                function, "userdata",
+            ))),
+        },
+        other => Err(usage_error(messages::not_a_conversation(
+            function,
+            type_name(other),
+        ))),
+    }
+}
+
+fn list_of(function: &str, value: &Value) -> mlua::Result<Conversation> {
+    match value {
+        Value::UserData(ud) => ud
+            .borrow::<Conversation>()
+            .map(|l| l.clone())
+            .map_err(|_| usage_error(messages::not_a_conversation(function, "userdata"))),
+        other => Err(usage_error(messages::not_a_conversation(
+            function,
+            type_name(other),
+        ))),
+    }
+}
+
+fn infer_function(
+    lua: &Lua,
+    ctx: Arc<SectionCtx>,
+    fixed: Option<String>,
+    name: &'static str,
+) -> mlua::Result<Function> {
+    lua.create_async_function(move |_, args: mlua::MultiValue| {
+        let ctx = ctx.clone();
+        let fixed = fixed.clone();
+        async move {
+            let mut args = args.into_iter();
+            if fixed.is_some() {
+                args.next();
+            }
+            let x = args.next().unwrap_or(Value::Nil);
+            let messages = conversation_of(name, &x)?;
+            let label = match fixed {
+                Some(label) => label,
+                None => section_label(&ctx).map_err(usage_error)?,
+            };
+            conversation::infer(&ctx, &label, messages).await
+        }
+    })
+}
+
+fn loop_function(
+    lua: &Lua,
+    ctx: Arc<SectionCtx>,
+    fixed: Option<String>,
+    name: &'static str,
+) -> mlua::Result<Function> {
+    lua.create_async_function(move |_, args: mlua::MultiValue| {
+        let ctx = ctx.clone();
+        let fixed = fixed.clone();
+        async move {
+            let mut args = args.into_iter();
+            if fixed.is_some() {
+                args.next();
+            }
+            let x = args.next().unwrap_or(Value::Nil);
+            let list = list_of(name, &x)?;
+            let label = match fixed {
+                Some(label) => label,
+                None => section_label(&ctx).map_err(usage_error)?,
+            };
+            conversation::run_loop(&ctx, &label, list.records.clone()).await
+        }
+    })
+}
+
+impl UserData for ModelHandle {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_meta_method(MetaMethod::Index, |lua, this, key: String| {
+            Ok(match key.as_str() {
+                "name" => Value::String(lua.create_string(&this.label)?),
+                "model" => Value::String(lua.create_string(&this.model)?),
+                "infer" => Value::Function(infer_function(
+                    lua,
+                    this.ctx.clone(),
+                    Some(this.label.clone()),
+                    "infer",
+                )?),
+                "loop" => Value::Function(loop_function(
+                    lua,
+                    this.ctx.clone(),
+                    Some(this.label.clone()),
+                    "loop",
+                )?),
+                _ => Value::Nil,
+            })
+        });
+        methods.add_meta_method(MetaMethod::NewIndex, |_, _, (key, _): (String, Value)| {
+            Err::<(), _>(usage_error(messages::model_handle_frozen(&key)))
+        });
+    }
+}
+
+/// Installs `models`.
+pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
+    let table = lua.create_table()?;
+    let c = ctx.clone();
+    table.set(
+        "default",
+        lua.create_function(move |_, label: Value| {
+            let label = label_arg("models.default", &label)?;
+            declared_label(&c, &label).map_err(usage_error)?;
+            if let Ok(mut default) = c.run.default_model.lock() {
+                *default = Some(label);
+            }
+            Ok(())
+        })?,
+    )?;
+    let c = ctx.clone();
+    table.set(
+        "use",
+        lua.create_function(move |_, label: Value| {
+            let label = label_arg("models.use", &label)?;
+            let handle = handle(&c, &label)?;
+            c.with_state(|s| s.model_use = Some(label));
+            Ok(handle)
+        })?,
+    )?;
+    let c = ctx.clone();
+    table.set(
+        "get",
+        lua.create_function(move |_, label: Value| {
+            let label = label_arg("models.get", &label)?;
+            handle(&c, &label)
+        })?,
+    )?;
+    table.set(
+        "infer",
+        infer_function(lua, ctx.clone(), None, "models.infer")?,
+    )?;
+    table.set(
+        "loop",
+        loop_function(lua, ctx.clone(), None, "models.loop")?,
+    )?;
+    lua.globals().set("models", table)
+}
+
+/// Installs one frozen handle per `models:` label, named by the label.
+pub fn install_labels(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
+    let globals = lua.globals();
+    for label in &ctx.run.prepared.labels {
+        globals.set(label.label.as_str(), handle(ctx, &label.label)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! The state a run shares across its sections, chains and arms, and the state of
+//! one chain and one section.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{EngineError, ErrorKind};
+use crate::host::{Host, Limits};
+use crate::messages;
+use crate::prepare::Prepared;
+use crate::run::identity::RunIdentity;
+use crate::run::location::SectionPath;
+use crate::run::vm::VmControl;
+use crate::store::Store;
+
+/// What a run reports while it goes, for a front end's status line and log.
+pub trait RunEvents: Send + Sync {
+    /// A line of the run log (`log`, `print`, prepare's lines).
+    fn log(&self, _line: &str) {}
+    /// A Host notice (the offline default's).
+    fn notice(&self, _text: &str) {}
+    /// A section starts (`""` for the H1 pass).
+    fn section(&self, _heading: &str) {}
+    /// A model round starts (the run's round count so far, this one included).
+    fn model_round(&self, _label: &str, _round: u64) {}
+}
+
+/// Events nobody listens to.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoEvents;
+
+impl RunEvents for NoEvents {}
+
+/// What every section, chain and arm of a run shares.
+pub struct RunShared {
+    /// The prepared prompt.
+    pub prepared: Arc<Prepared>,
+    /// The Host.
+    pub host: Arc<Host>,
+    /// The run's filesystem.
+    pub store: Arc<Store>,
+    /// The run's cancel signal.
+    pub cancel: CancellationToken,
+    /// The limits.
+    pub limits: Limits,
+    /// The nonce and run id.
+    pub identity: RunIdentity,
+    /// The seed, when the Host gave one.
+    pub seed: Option<u64>,
+    /// `models.default`.
+    pub default_model: Mutex<Option<String>>,
+    /// The run log.
+    pub log: Mutex<Vec<String>>,
+    /// Host notices given during the run.
+    pub notices: Mutex<Vec<String>>,
+    /// Model rounds used.
+    pub rounds: AtomicU64,
+    /// The listener.
+    pub events: Arc<dyn RunEvents>,
+}
+
+impl RunShared {
+    /// Adds a line to the run log.
+    pub fn log_line(&self, line: String) {
+        self.events.log(&line);
+        if let Ok(mut log) = self.log.lock() {
+            log.push(line);
+        }
+    }
+
+    /// Gives a Host notice.
+    pub fn notice(&self, text: &str) {
+        self.events.notice(text);
+        if let Ok(mut notices) = self.notices.lock() {
+            notices.push(text.to_owned());
+        }
+    }
+
+    /// Counts a model round and reports it.
+    pub fn count_round(&self, label: &str) {
+        let round = self.rounds.fetch_add(1, Ordering::SeqCst) + 1;
+        self.events.model_round(label, round);
+    }
+}
+
+/// The store paths the arms of one fanout wrote (the write-write race).
+#[derive(Debug, Default)]
+pub struct RaceTracker {
+    writes: Mutex<HashMap<String, usize>>,
+}
+
+impl RaceTracker {
+    /// Records that arm `arm` wrote `path`; another arm's earlier write is a race.
+    pub fn record(&self, path: &str, arm: usize) -> Result<(), EngineError> {
+        let mut writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
+        match writes.get(path) {
+            Some(&first) if first != arm => Err(EngineError::new(
+                ErrorKind::Store,
+                messages::fanout_race(first, arm, path),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                writes.insert(path.to_owned(), arm);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One walk: the main walk, a `call` chain or a fanout arm.
+#[derive(Debug)]
+pub struct Chain {
+    /// 0 for the main walk; each chain one deeper than its caller.
+    pub depth: u32,
+    /// `args`.
+    pub args: String,
+    /// `var`: the walk's JSON data.
+    pub var: Mutex<Json>,
+    /// In a fanout arm: its 1-based index and its member.
+    pub arm: Option<(usize, Json)>,
+    /// The fanouts this chain's writes count for, with this chain's arm in each.
+    pub races: Vec<(Arc<RaceTracker>, usize)>,
+    /// Fires when this chain must stop.
+    pub cancel: CancellationToken,
+}
+
+impl Chain {
+    /// The main walk of a run.
+    pub fn main(args: String, cancel: CancellationToken) -> Self {
+        Chain {
+            depth: 0,
+            args,
+            var: Mutex::new(Json::Object(Default::default())),
+            arm: None,
+            races: Vec::new(),
+            cancel,
+        }
+    }
+
+    /// The current `var` data.
+    pub fn var(&self) -> Json {
+        self.var.lock().map(|v| v.clone()).unwrap_or(Json::Null)
+    }
+
+    /// Replaces the `var` data.
+    pub fn set_var(&self, value: Json) {
+        if let Ok(mut var) = self.var.lock() {
+            *var = value;
+        }
+    }
+}
+
+/// What a section selected and did so far.
+#[derive(Debug, Default)]
+pub struct SectionState {
+    /// `models.use`.
+    pub model_use: Option<String>,
+    /// True after the section's first tool or model call.
+    pub first_call: bool,
+}
+
+/// One section's run: its VM's context.
+pub struct SectionCtx {
+    /// The run.
+    pub run: Arc<RunShared>,
+    /// The chain it runs in.
+    pub chain: Arc<Chain>,
+    /// Where it is (empty: the H1 pass).
+    pub path: SectionPath,
+    /// The heading text (`""` in the H1 pass).
+    pub heading: String,
+    /// The VM's control.
+    pub control: Arc<VmControl>,
+    /// What it selected and did.
+    pub state: Mutex<SectionState>,
+}
+
+impl SectionCtx {
+    /// Reads the section's state.
+    pub fn with_state<T>(&self, f: impl FnOnce(&mut SectionState) -> T) -> T {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_second_arm_writing_a_path_races() {
+        let tracker = RaceTracker::default();
+        tracker.record("a.md", 1).unwrap();
+        tracker.record("a.md", 1).unwrap();
+        tracker.record("b.md", 2).unwrap();
+        let error = tracker.record("a.md", 3).unwrap_err();
+        assert_eq!(error.message, "fanout arms 1 and 3 both wrote \"a.md\"");
+        assert_eq!(error.kind, ErrorKind::Store);
+    }
+}

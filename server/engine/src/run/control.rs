@@ -1,0 +1,258 @@
+//! `jump`, `call` and `fanout` (`language.md` §3.2).
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use mlua::{Lua, Table, Value};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::error::{EngineError, ErrorKind, RunError, RunErrorKind};
+use crate::messages;
+use crate::run::api::var;
+use crate::run::context::{Chain, RaceTracker, SectionCtx};
+use crate::run::json::{self, type_name};
+use crate::run::location::{resolve, Located};
+use crate::run::vm::{usage_error, Abort};
+use crate::run::walk::chain_from;
+
+fn target_arg(function: &str, value: &Value) -> mlua::Result<String> {
+    match value {
+        Value::String(s) => Ok(s.to_string_lossy()),
+        other => Err(usage_error(messages::target_not_string(
+            function,
+            type_name(other),
+        ))),
+    }
+}
+
+fn resolve_target(ctx: &SectionCtx, target: &str) -> mlua::Result<Located> {
+    resolve(&ctx.run.prepared.document, &ctx.path, target).map_err(usage_error)
+}
+
+/// Raises a chain's run error in the caller: limits and cancellations stay fatal,
+/// error values keep their kind, anything else is a plain error.
+fn raise_chain_error(ctx: &SectionCtx, error: RunError) -> mlua::Error {
+    let kind = match error.kind {
+        RunErrorKind::Limit => ErrorKind::Limit,
+        RunErrorKind::Cancelled => ErrorKind::Cancelled,
+        RunErrorKind::Tool => ErrorKind::Tool,
+        RunErrorKind::Model => ErrorKind::Model,
+        RunErrorKind::Store => ErrorKind::Store,
+        RunErrorKind::Input => ErrorKind::InputUnavailable,
+        _ => return usage_error(error.message),
+    };
+    ctx.control.raise(EngineError::new(kind, error.message))
+}
+
+/// A chain one deeper than the caller's, or the depth limit.
+fn deeper_chain(
+    ctx: &SectionCtx,
+    args: String,
+    var: serde_json::Value,
+    arm: Option<(usize, serde_json::Value)>,
+    races: Vec<(Arc<RaceTracker>, usize)>,
+    cancel: tokio_util::sync::CancellationToken,
+) -> mlua::Result<Arc<Chain>> {
+    let depth = ctx.chain.depth + 1;
+    if depth > ctx.run.limits.call_depth {
+        return Err(ctx
+            .control
+            .raise(EngineError::limit(messages::call_depth_limit(
+                ctx.run.limits.call_depth,
+            ))));
+    }
+    Ok(Arc::new(Chain {
+        depth,
+        args,
+        var: Mutex::new(var),
+        arm,
+        races,
+        cancel,
+    }))
+}
+
+fn current_var(lua: &Lua) -> mlua::Result<serde_json::Value> {
+    var::current(lua).map_err(usage_error)
+}
+
+/// Installs `jump`, `call` and `fanout`.
+pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
+    let globals = lua.globals();
+    let c = ctx.clone();
+    globals.set(
+        "jump",
+        lua.create_function(move |_, target: Value| {
+            if c.control.shared_loading.load(Ordering::SeqCst) {
+                return Err::<(), _>(usage_error(messages::JUMP_WHILE_SHARED_LOADS));
+            }
+            let target = target_arg("jump", &target)?;
+            let located = resolve_target(&c, &target)?;
+            Err(c.control.abort(Abort::Jump(located)))
+        })?,
+    )?;
+
+    let c = ctx.clone();
+    globals.set(
+        "call",
+        lua.create_async_function(move |lua, (target, input): (Value, Value)| {
+            let ctx = c.clone();
+            async move {
+                let target = target_arg("call", &target)?;
+                let input = match &input {
+                    Value::Nil => String::new(),
+                    Value::String(s) => s.to_string_lossy(),
+                    other => {
+                        return Err(usage_error(messages::call_input_not_string(type_name(
+                            other,
+                        ))))
+                    }
+                };
+                let located = resolve_target(&ctx, &target)?;
+                let var = current_var(&lua)?;
+                let chain = deeper_chain(
+                    &ctx,
+                    input,
+                    var,
+                    None,
+                    ctx.chain.races.clone(),
+                    ctx.chain.cancel.child_token(),
+                )?;
+                match chain_from(ctx.run.clone(), chain, located).await {
+                    Ok(result) => Ok(result),
+                    Err(error) => Err(raise_chain_error(&ctx, error)),
+                }
+            }
+        })?,
+    )?;
+
+    let c = ctx.clone();
+    globals.set(
+        "fanout",
+        lua.create_async_function(move |lua, (target, collection): (Value, Value)| {
+            let ctx = c.clone();
+            async move {
+                let target = target_arg("fanout", &target)?;
+                let members = members_of(&collection)?;
+                let located = resolve_target(&ctx, &target)?;
+                let var = current_var(&lua)?;
+                let results = fanout(&ctx, located, members, var).await?;
+                let table = lua.create_table_with_capacity(results.len(), 0)?;
+                for (i, result) in results.into_iter().enumerate() {
+                    match result {
+                        Some(text) => table.raw_set(i + 1, text)?,
+                        None => table.raw_set(i + 1, false)?,
+                    }
+                }
+                Ok(table)
+            }
+        })?,
+    )?;
+    Ok(())
+}
+
+/// The members of a non-empty array table, as JSON.
+fn members_of(collection: &Value) -> mlua::Result<Vec<serde_json::Value>> {
+    let table: &Table = match collection {
+        Value::Table(table) if table.raw_len() > 0 => table,
+        Value::Table(_) => return Err(usage_error(messages::fanout_needs_array("an empty table"))),
+        other => return Err(usage_error(messages::fanout_needs_array(type_name(other)))),
+    };
+    let mut members = Vec::new();
+    for i in 1..=table.raw_len() {
+        let value: Value = table.raw_get(i)?;
+        let member = json::to_json(&value)
+            .map_err(|t| usage_error(messages::fanout_needs_array(&format!("a member {t}"))))?;
+        members.push(member);
+    }
+    Ok(members)
+}
+
+/// Runs one chain per member, at most the Host's concurrency at once; results in
+/// member order. The first arm to fail cancels the others and its error is raised.
+async fn fanout(
+    ctx: &Arc<SectionCtx>,
+    target: Located,
+    members: Vec<serde_json::Value>,
+    var: serde_json::Value,
+) -> mlua::Result<Vec<Option<String>>> {
+    let tracker = Arc::new(RaceTracker::default());
+    let arms_cancel = ctx.chain.cancel.child_token();
+    let permits = Arc::new(Semaphore::new(
+        ctx.run.limits.fanout_concurrency.max(1) as usize
+    ));
+    // Arms run as tasks of the runtime, so they use every worker thread; they
+    // start in member order as permits free up; dropping the set (the caller
+    // stopped waiting) aborts them.
+    let mut running: JoinSet<(usize, Result<Option<String>, RunError>)> = JoinSet::new();
+    let _stop_arms_when_dropped = arms_cancel.clone().drop_guard();
+    let mut first_failure: Option<RunError> = None;
+    let mut collected: Vec<(usize, Option<String>)> = Vec::new();
+    let mut record =
+        |joined: Result<(usize, Result<Option<String>, RunError>), tokio::task::JoinError>,
+         first_failure: &mut Option<RunError>| {
+            let (i, outcome) = match joined {
+                Ok(arm) => arm,
+                Err(error) => (
+                    usize::MAX,
+                    Err(RunError::internal(format!("a fanout arm stopped: {error}"))),
+                ),
+            };
+            match outcome {
+                Ok(result) => collected.push((i, result)),
+                Err(error) => {
+                    if first_failure.is_none() {
+                        arms_cancel.cancel();
+                        *first_failure = Some(error);
+                    }
+                }
+            }
+        };
+    let mut members = members.into_iter().enumerate();
+    let mut next = members.next();
+    while let Some((i, member)) = next.take() {
+        if first_failure.is_some() || arms_cancel.is_cancelled() {
+            break;
+        }
+        tokio::select! {
+            biased;
+            Some(joined) = running.join_next(), if !running.is_empty() => {
+                record(joined, &mut first_failure);
+                next = Some((i, member));
+            }
+            permit = permits.clone().acquire_owned() => {
+                let Ok(permit) = permit else { break };
+                let index = i + 1;
+                let mut races = ctx.chain.races.clone();
+                races.push((tracker.clone(), index));
+                let chain = deeper_chain(ctx, String::new(), var.clone(), Some((index, member)), races, arms_cancel.child_token())?;
+                let run = ctx.run.clone();
+                let target = target.clone();
+                let cancel = arms_cancel.clone();
+                running.spawn(async move {
+                    let outcome = tokio::select! {
+                        outcome = chain_from(run, chain, target) => outcome,
+                        () = cancel.cancelled() => Err(RunError::cancelled()),
+                    };
+                    drop(permit);
+                    (i, outcome)
+                });
+                next = members.next();
+            }
+            () = arms_cancel.cancelled() => break,
+        }
+    }
+    while let Some(joined) = running.join_next().await {
+        record(joined, &mut first_failure);
+    }
+    let mut results: Vec<Option<String>> = Vec::new();
+    if ctx.chain.cancel.is_cancelled() {
+        return Err(ctx.control.raise(EngineError::cancelled()));
+    }
+    if let Some(error) = first_failure {
+        return Err(raise_chain_error(ctx, error));
+    }
+    collected.sort_by_key(|(i, _)| *i);
+    results.extend(collected.into_iter().map(|(_, r)| r));
+    Ok(results)
+}

@@ -1,0 +1,159 @@
+//! Model rounds (`language.md` §4): the section's model, `infer`, and the tool loop
+//! with its scope check and round cap.
+
+use std::sync::{Arc, Mutex};
+
+use crate::error::{EngineError, ErrorKind};
+use crate::messages;
+use crate::models::{ChatMessage, ModelReply, ModelRequest, Role, ToolSpec};
+use crate::prepare::ModelLabel;
+use crate::run::context::SectionCtx;
+use crate::run::vm::usage_error;
+
+/// A label declared under `models:`, or the undeclared-label message.
+pub fn declared_label(ctx: &SectionCtx, label: &str) -> Result<ModelLabel, String> {
+    ctx.run.prepared.label(label).cloned().ok_or_else(|| {
+        let declared: Vec<String> = ctx
+            .run
+            .prepared
+            .labels
+            .iter()
+            .map(|l| l.label.clone())
+            .collect();
+        messages::undeclared_label(label, &declared)
+    })
+}
+
+/// The section's model: its `models.use`, else the run's default, else the only
+/// label when exactly one is declared.
+pub fn section_label(ctx: &SectionCtx) -> Result<String, String> {
+    if let Some(label) = ctx.with_state(|s| s.model_use.clone()) {
+        return Ok(label);
+    }
+    if let Some(label) = ctx.run.default_model.lock().ok().and_then(|d| d.clone()) {
+        return Ok(label);
+    }
+    match ctx.run.prepared.labels.as_slice() {
+        [only] => Ok(only.label.clone()),
+        _ => Err(messages::NO_MODEL_SELECTED.to_owned()),
+    }
+}
+
+/// The tools offered to the model in this section's rounds, in scope order. The
+/// scope is built by `tools.always`, `tools.add` and `tools.add_local`, which come
+/// with the tools API; until then every section's scope is empty and its rounds go
+/// out with no tool list.
+fn offered_tools(_ctx: &SectionCtx) -> Vec<ToolSpec> {
+    Vec::new()
+}
+
+/// One model round on `label`'s Host model.
+async fn round(
+    ctx: &SectionCtx,
+    label: &ModelLabel,
+    messages: Vec<ChatMessage>,
+    tools: Vec<ToolSpec>,
+) -> mlua::Result<ModelReply> {
+    ctx.with_state(|s| s.first_call = true);
+    if let Some(notice) = ctx.run.host.take_echo_notice() {
+        ctx.run.notice(notice);
+    }
+    let provider = match &label.model.provider {
+        Ok(provider) => provider.clone(),
+        Err(message) => {
+            return Err(ctx
+                .control
+                .raise(EngineError::new(ErrorKind::Model, message.clone())))
+        }
+    };
+    ctx.run.count_round(&label.label);
+    let request = ModelRequest {
+        model: label.model.provider_model.clone(),
+        messages,
+        tools,
+        temperature: label.temperature,
+        max_tokens: label.max_tokens,
+    };
+    let cancel = ctx.control.cancel().clone();
+    let reply = tokio::select! {
+        reply = provider.complete(&request, &cancel) => reply,
+        () = cancel.cancelled() => return Err(ctx.control.raise(EngineError::cancelled())),
+    };
+    match reply {
+        Ok(reply) => Ok(reply),
+        Err(error) if error.cancelled => Err(ctx.control.raise(EngineError::cancelled())),
+        Err(error) => {
+            let message = if error.message.starts_with("model \"") {
+                error.message
+            } else {
+                messages::model_failure(&label.model.name, &error.message)
+            };
+            Err(ctx
+                .control
+                .raise(EngineError::new(ErrorKind::Model, message)))
+        }
+    }
+}
+
+/// `infer`: one round without tools; returns the reply text.
+pub async fn infer(
+    ctx: &SectionCtx,
+    label: &str,
+    messages: Vec<ChatMessage>,
+) -> mlua::Result<String> {
+    let label = declared_label(ctx, label).map_err(usage_error)?;
+    let reply = round(ctx, &label, messages, Vec::new()).await?;
+    Ok(reply.content)
+}
+
+/// `loop`: rounds with the section's scope until the model replies with text; the
+/// records are appended to `list`; returns the reply text.
+pub async fn run_loop(
+    ctx: &SectionCtx,
+    label: &str,
+    list: Arc<Mutex<Vec<ChatMessage>>>,
+) -> mlua::Result<String> {
+    let label = declared_label(ctx, label).map_err(usage_error)?;
+    let cap = ctx.run.prepared.round_cap;
+    let mut rounds = 0u32;
+    loop {
+        if rounds >= cap {
+            return Err(ctx
+                .control
+                .raise(EngineError::new(ErrorKind::Tool, messages::round_cap(cap))));
+        }
+        rounds += 1;
+        let offered = offered_tools(ctx);
+        let snapshot = list.lock().map(|l| l.clone()).unwrap_or_default();
+        let reply = round(ctx, &label, snapshot, offered.clone()).await?;
+        if reply.tool_calls.is_empty() {
+            if let Ok(mut list) = list.lock() {
+                list.push(ChatMessage::text(Role::Assistant, reply.content.clone()));
+            }
+            return Ok(reply.content);
+        }
+        dispatch_calls(ctx, &reply, &offered)?;
+    }
+}
+
+/// Runs a reply's tool calls. A batch is all-or-nothing: a name outside the round's
+/// offered tools fails the whole round before any call runs.
+fn dispatch_calls(ctx: &SectionCtx, reply: &ModelReply, offered: &[ToolSpec]) -> mlua::Result<()> {
+    let in_scope: Vec<String> = offered.iter().map(|t| t.name.clone()).collect();
+    if let Some(outside) = reply
+        .tool_calls
+        .iter()
+        .find(|c| !in_scope.contains(&c.name))
+    {
+        let bound = ctx.run.prepared.bound_aliases().contains(&outside.name);
+        let message = messages::out_of_scope_tool(&outside.name, &in_scope, bound);
+        return Err(ctx.control.raise(EngineError::named(
+            ErrorKind::OutOfScopeTool,
+            outside.name.clone(),
+            message,
+        )));
+    }
+    Err(usage_error(
+        "model tool calls are dispatched by the tools API, which this engine does not have yet",
+    ))
+}

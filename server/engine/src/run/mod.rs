@@ -1,0 +1,151 @@
+//! The run (`language.md` §2–§7): `parse -> prepare -> H1 pass -> walk -> result`.
+
+pub mod api;
+pub mod context;
+pub mod control;
+pub mod conversation;
+pub mod identity;
+pub mod json;
+pub mod location;
+pub mod vm;
+pub mod walk;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+pub use context::{NoEvents, RunEvents};
+
+use crate::error::RunError;
+use crate::host::Host;
+use crate::prepare::{prepare, Prepared};
+use crate::run::context::{Chain, RunShared};
+use crate::run::identity::RunIdentity;
+use crate::store::Store;
+
+/// What a run is given besides the prompt.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The argument string (`args`).
+    pub args: String,
+    /// The seed: fixes the untrusted nonce and the run id.
+    pub seed: Option<u64>,
+    /// Cancels the run.
+    pub cancel: CancellationToken,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The result (None: no result).
+    pub result: Option<String>,
+    /// The run error, when the run failed.
+    pub error: Option<RunError>,
+    /// Tool calls per alias over the whole run.
+    pub calls: BTreeMap<String, u64>,
+    /// The run log.
+    pub log: Vec<String>,
+    /// Host notices (the offline default's).
+    pub notices: Vec<String>,
+    /// Model rounds used.
+    pub rounds: u64,
+    /// How long the run took.
+    pub duration: Duration,
+}
+
+impl Outcome {
+    fn refused(error: RunError, log: Vec<String>, started: Instant) -> Self {
+        Outcome {
+            result: None,
+            error: Some(error),
+            calls: BTreeMap::new(),
+            log,
+            notices: Vec::new(),
+            rounds: 0,
+            duration: started.elapsed(),
+        }
+    }
+}
+
+/// Runs a prepared prompt.
+pub async fn run(
+    prepared: Arc<Prepared>,
+    host: Arc<Host>,
+    store: Arc<Store>,
+    options: RunOptions,
+    events: Arc<dyn RunEvents>,
+) -> Outcome {
+    let started = Instant::now();
+    let identity = match RunIdentity::new(options.seed) {
+        Ok(identity) => identity,
+        Err(message) => return Outcome::refused(RunError::internal(message), Vec::new(), started),
+    };
+    let shared = Arc::new(RunShared {
+        limits: host.limits(),
+        prepared,
+        host,
+        store,
+        cancel: options.cancel.clone(),
+        identity,
+        seed: options.seed,
+        default_model: Mutex::new(None),
+        log: Mutex::new(Vec::new()),
+        notices: Mutex::new(Vec::new()),
+        rounds: AtomicU64::new(0),
+        events,
+    });
+    for line in shared.prepared.log.clone() {
+        shared.log_line(line);
+    }
+    let chain = Arc::new(Chain::main(options.args, options.cancel.child_token()));
+    let outcome = if options.cancel.is_cancelled() {
+        Err(RunError::cancelled())
+    } else {
+        walk::run_main(shared.clone(), chain).await
+    };
+    let outcome = match outcome {
+        Err(_) if options.cancel.is_cancelled() => Err(RunError::cancelled()),
+        other => other,
+    };
+    let (result, error) = match outcome {
+        Ok(result) => (result, None),
+        Err(error) => (None, Some(error)),
+    };
+    Outcome {
+        result,
+        error,
+        calls: BTreeMap::new(),
+        log: shared.log.lock().map(|l| l.clone()).unwrap_or_default(),
+        notices: shared.notices.lock().map(|n| n.clone()).unwrap_or_default(),
+        rounds: shared.rounds.load(Ordering::SeqCst),
+        duration: started.elapsed(),
+    }
+}
+
+/// Parses, prepares and runs a prompt's text; a parse or prepare refusal is the
+/// outcome's error.
+pub async fn run_text(
+    text: &str,
+    host: Arc<Host>,
+    store: Arc<Store>,
+    options: RunOptions,
+    events: Arc<dyn RunEvents>,
+) -> Outcome {
+    let started = Instant::now();
+    let analysis = promptforge_syntax::parse(text);
+    match prepare(
+        text,
+        &analysis,
+        &host,
+        store.clone(),
+        options.cancel.clone(),
+    )
+    .await
+    {
+        Ok(prepared) => run(Arc::new(prepared), host, store, options, events).await,
+        Err(error) => Outcome::refused(error, Vec::new(), started),
+    }
+}

@@ -1,0 +1,167 @@
+//! The H1 pass and the walk (`language.md` §2): a fresh VM per section (shared
+//! library, then globals, then its blocks), off-walk sections, jumps, results.
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+
+use crate::error::{RunError, RunErrorKind};
+use crate::run::api;
+use crate::run::context::{Chain, RunShared, SectionCtx, SectionState};
+use crate::run::location::{children_at, section_at, Located, SectionPath};
+use crate::run::vm::{self, exec_block, BlockFailure, VmControl};
+
+/// How one section's run ended.
+#[derive(Debug)]
+pub enum SectionOutcome {
+    /// A block returned a scalar: the result.
+    Result(String),
+    /// Every block ran without a result.
+    Done,
+    /// A block jumped.
+    Jump(Located),
+}
+
+/// Runs the section at `path` (the H1 pass for an empty path) in a fresh VM.
+pub async fn run_section(
+    run: Arc<RunShared>,
+    chain: Arc<Chain>,
+    path: SectionPath,
+) -> Result<SectionOutcome, RunError> {
+    let document = run.prepared.document.clone();
+    let (heading, body) = match section_at(&document, &path) {
+        Some(section) => (section.heading.text.clone(), &section.body),
+        None => (String::new(), &document.h1_body),
+    };
+    run.events.section(&heading);
+    let control = Arc::new(VmControl::new(chain.cancel.clone(), run.limits));
+    let ctx = Arc::new(SectionCtx {
+        run: run.clone(),
+        chain: chain.clone(),
+        path,
+        heading,
+        control: control.clone(),
+        state: Mutex::new(SectionState::default()),
+    });
+    let lua = vm::new_lua(&control)
+        .map_err(|e| RunError::internal(format!("a Lua VM cannot be created: {e}")))?;
+    let installed = api::install_base(&lua, &ctx);
+    installed.map_err(|e| RunError::internal(format!("the Lua API cannot be installed: {e}")))?;
+
+    control
+        .shared_loading
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    for index in document.h1_body.blocks.iter().copied() {
+        if document.lua_blocks.get(index).is_some_and(|b| b.shared) {
+            match exec_block(&lua, &control, &document, index).await {
+                Ok(_) => {}
+                Err(BlockFailure::Error(error)) => return Err(error),
+                Err(BlockFailure::Jump(_)) => {
+                    return Err(RunError::internal("a jump escaped the shared library"));
+                }
+            }
+        }
+    }
+    control
+        .shared_loading
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    api::install_handles(&lua, &ctx)
+        .map_err(|e| RunError::internal(format!("the globals cannot be installed: {e}")))?;
+
+    let mut outcome = SectionOutcome::Done;
+    for index in body.blocks.iter().copied() {
+        if document.lua_blocks.get(index).is_some_and(|b| b.shared) {
+            continue;
+        }
+        match exec_block(&lua, &control, &document, index).await {
+            Ok(Some(result)) => {
+                outcome = SectionOutcome::Result(result);
+                break;
+            }
+            Ok(None) => {}
+            Err(BlockFailure::Jump(target)) => {
+                outcome = SectionOutcome::Jump(target);
+                break;
+            }
+            Err(BlockFailure::Error(error)) => return Err(error),
+        }
+    }
+    api::var::sync_back(&lua, &ctx).map_err(|message| RunError::new(RunErrorKind::Lua, message))?;
+    Ok(outcome)
+}
+
+/// Walks the children of `parent` from `start` (which runs even when off the walk
+/// if `addressed`); returns the result, or None when the walk falls off the end.
+pub fn walk_from(
+    run: Arc<RunShared>,
+    chain: Arc<Chain>,
+    parent: SectionPath,
+    start: usize,
+    addressed: bool,
+) -> BoxFuture<'static, Result<Option<String>, RunError>> {
+    async move {
+        let document = run.prepared.document.clone();
+        let mut index = start;
+        let mut addressed = addressed;
+        loop {
+            let siblings = children_at(&document, &parent);
+            let Some(section) = siblings.get(index) else {
+                return Ok(None);
+            };
+            if section.off_walk && !addressed {
+                index += 1;
+                continue;
+            }
+            addressed = false;
+            let mut path = parent.clone();
+            path.push(index);
+            match run_section(run.clone(), chain.clone(), path.clone()).await? {
+                SectionOutcome::Result(result) => return Ok(Some(result)),
+                SectionOutcome::Done => index += 1,
+                SectionOutcome::Jump(target) if target.parent == parent => {
+                    index = target.index;
+                    addressed = true;
+                }
+                SectionOutcome::Jump(target) => {
+                    let child_walk = walk_from(
+                        run.clone(),
+                        chain.clone(),
+                        target.parent,
+                        target.index,
+                        true,
+                    );
+                    if let Some(result) = child_walk.await? {
+                        return Ok(Some(result));
+                    }
+                    index += 1;
+                }
+            }
+        }
+    }
+    .boxed()
+}
+
+/// A chain from a resolved target: a walk from it with every rule of the walk.
+pub fn chain_from(
+    run: Arc<RunShared>,
+    chain: Arc<Chain>,
+    target: Located,
+) -> BoxFuture<'static, Result<Option<String>, RunError>> {
+    walk_from(run, chain, target.parent, target.index, true)
+}
+
+/// The whole run after prepare: the H1 pass, then the walk.
+pub async fn run_main(run: Arc<RunShared>, chain: Arc<Chain>) -> Result<Option<String>, RunError> {
+    let h1 = run_section(run.clone(), chain.clone(), Vec::new())
+        .await
+        .map_err(|error| match error.kind {
+            RunErrorKind::Cancelled => error,
+            _ => error.in_h1_pass(),
+        })?;
+    match h1 {
+        SectionOutcome::Result(result) => Ok(Some(result)),
+        SectionOutcome::Done => walk_from(run, chain, Vec::new(), 0, false).await,
+        SectionOutcome::Jump(target) => chain_from(run, chain, target).await,
+    }
+}

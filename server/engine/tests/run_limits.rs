@@ -1,0 +1,201 @@
+//! Limits and cancellation (§7): memory, instruction budget, pcall never catching them,
+//! cancellation of a loop that never suspends within a timing bound.
+
+mod run_common;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use promptforge_engine::host::Limits;
+use promptforge_engine::{run_text, Host, NoEvents, RunOptions, Store};
+use run_common::*;
+use tokio_util::sync::CancellationToken;
+
+fn section(code: &str) -> String {
+    prompt("", &format!("## Main\n\n{}", lua(code)))
+}
+
+fn limited(limits: Limits) -> Host {
+    let mut host = Host::offline();
+    host.set_limits(limits);
+    host
+}
+
+#[test]
+fn the_instruction_budget_is_a_limit_pcall_cannot_catch() {
+    let host = limited(Limits {
+        lua_instructions: 100_000,
+        ..Limits::default()
+    });
+    let outcome = run_on(
+        &section("pcall(function() while true do end end)\nreturn 'escaped'"),
+        host,
+        "",
+        None,
+    );
+    assert_eq!(
+        error(&outcome),
+        (
+            "Limit".into(),
+            "Lua instruction budget of 100000 exceeded".into()
+        )
+    );
+}
+
+#[test]
+fn the_memory_ceiling_is_a_limit_pcall_cannot_catch() {
+    let host = limited(Limits {
+        lua_memory_mib: 4,
+        ..Limits::default()
+    });
+    let code = "local ok = pcall(function() local t = {} for i = 1, 1e8 do t[i] = string.rep('x', 64) .. i end end)\nreturn 'escaped'";
+    let outcome = run_on(&section(code), host, "", None);
+    assert_eq!(
+        error(&outcome),
+        ("Limit".into(), "Lua memory limit of 4 MiB exceeded".into())
+    );
+}
+
+#[test]
+fn fanout_concurrency_and_call_depth_come_from_the_host() {
+    let host = limited(Limits {
+        call_depth: 2,
+        ..Limits::default()
+    });
+    let body = format!(
+        "## Main\n\n{}## R\n\n---\n\n{}",
+        lua("return call('## R', '1')"),
+        lua("return call('## R', args .. '1')")
+    );
+    assert_eq!(
+        error(&run_on(&prompt("", &body), host, "", None)).1,
+        "call depth limit of 2 reached"
+    );
+    let host = limited(Limits {
+        fanout_concurrency: 1,
+        ..Limits::default()
+    });
+    let body = format!(
+        "## Main\n\n{}## Arm\n\n---\n\n{}",
+        lua("local r = fanout('## Arm', {1, 2, 3})\nreturn table.concat(r, ',')"),
+        lua("store.append('order.md', tostring(item))\nreturn store.read('order.md')")
+    );
+    assert_eq!(
+        result(&run_on(&prompt("", &body), host, "", None)).as_deref(),
+        Some("1,12,123")
+    );
+}
+
+#[test]
+fn cancellation_stops_a_loop_that_never_suspends() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let text = section("local ok = pcall(function() while true do end end)\nreturn 'escaped'");
+    let options = RunOptions {
+        cancel: cancel.clone(),
+        ..Default::default()
+    };
+    let started = Instant::now();
+    let outcome = runtime.block_on(async move {
+        let canceller = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            cancel.cancel();
+            Instant::now()
+        });
+        let outcome = run_text(
+            &text,
+            Arc::new(Host::offline()),
+            Arc::new(Store::in_memory()),
+            options,
+            Arc::new(NoEvents),
+        )
+        .await;
+        let cancelled_at = canceller.await.unwrap();
+        (outcome, cancelled_at.elapsed())
+    });
+    let (outcome, since_cancel) = outcome;
+    assert_eq!(
+        error(&outcome),
+        ("Cancelled".into(), "the run was cancelled".into())
+    );
+    assert!(
+        since_cancel < Duration::from_millis(500),
+        "stopped {since_cancel:?} after the cancel"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn cancellation_stops_fanout_arms_and_input() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let body = format!(
+        "## Main\n\n{}## Arm\n\n---\n\n{}",
+        lua("fanout('## Arm', {1, 2, 3})"),
+        lua("while true do end")
+    );
+    let text = prompt("", &body);
+    let options = RunOptions {
+        cancel: cancel.clone(),
+        ..Default::default()
+    };
+    let outcome = runtime.block_on(async move {
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            cancel.cancel();
+        });
+        tokio::time::timeout(
+            Duration::from_secs(5),
+            run_text(
+                &text,
+                Arc::new(Host::offline()),
+                Arc::new(Store::in_memory()),
+                options,
+                Arc::new(NoEvents),
+            ),
+        )
+        .await
+    });
+    let outcome = outcome.expect("the run stopped");
+    assert_eq!(error(&outcome).0, "Cancelled");
+}
+
+#[test]
+fn a_run_cancelled_before_it_starts_is_cancelled() {
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let outcome = run_with(
+        &section("return 1"),
+        Host::offline(),
+        Arc::new(Store::in_memory()),
+        RunOptions {
+            cancel,
+            ..Default::default()
+        },
+    );
+    assert_eq!(error(&outcome).0, "Cancelled");
+}
+
+#[test]
+fn limits_and_jumps_reach_through_coroutines() {
+    let host = limited(Limits {
+        lua_instructions: 100_000,
+        ..Limits::default()
+    });
+    let code = "local co = coroutine.create(function() while true do end end)\nlocal ok = coroutine.resume(co)\nreturn 'escaped ' .. tostring(ok)";
+    assert_eq!(error(&run_on(&section(code), host, "", None)).0, "Limit");
+    let body = format!(
+        "## A\n\n{}## B\n\n{}## C\n\n{}",
+        lua("coroutine.resume(coroutine.create(function() jump('## C') end))\nreturn 'not jumped'"),
+        lua("return 'B'"),
+        lua("return 'C'")
+    );
+    assert_eq!(result(&run(&prompt("", &body), "")).as_deref(), Some("C"));
+}

@@ -1,0 +1,297 @@
+//! A real HTTP/1.1 server on 127.0.0.1 for the provider tests: it parses each request
+//! (request line, headers, body), records it, and answers with a scripted reply, a
+//! stream being written as separate `Transfer-Encoding: chunked` chunks with small
+//! delays between them.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+
+/// The sizes the stream bodies are cut into, in turn: boundaries land inside event
+/// names, JSON strings, multi-byte characters and between CR and LF.
+const CUTS: [usize; 7] = [7, 23, 3, 41, 13, 2, 31];
+
+/// One scripted reply.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The status code.
+    pub status: u16,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// The body's pieces; more than one means a chunked stream.
+    pub chunks: Vec<Vec<u8>>,
+    /// True for a chunked body (a stream), false for a `Content-Length` one.
+    pub chunked: bool,
+    /// The wait before anything is written.
+    pub delay_head: Duration,
+    /// The wait between two chunks.
+    pub gap: Duration,
+    /// After this many chunks, the server stalls for `stall` before the rest.
+    pub stall_after: Option<(usize, Duration)>,
+}
+
+impl Reply {
+    /// A reply with a whole body of content type `application/json`.
+    pub fn json(status: u16, body: &str) -> Reply {
+        Reply::body(status, "application/json", body)
+    }
+
+    /// A reply with a whole body of the given content type.
+    pub fn body(status: u16, content_type: &str, body: &str) -> Reply {
+        Reply {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            chunks: vec![body.as_bytes().to_vec()],
+            chunked: false,
+            delay_head: Duration::ZERO,
+            gap: Duration::ZERO,
+            stall_after: None,
+        }
+    }
+
+    /// A 200 `text/event-stream` reply of `body`, cut into many small chunks.
+    pub fn sse(body: &str) -> Reply {
+        let bytes = body.as_bytes();
+        let mut chunks = Vec::new();
+        let (mut at, mut turn) = (0, 0);
+        while at < bytes.len() {
+            let end = (at + CUTS[turn % CUTS.len()]).min(bytes.len());
+            chunks.push(bytes[at..end].to_vec());
+            at = end;
+            turn += 1;
+        }
+        Reply {
+            status: 200,
+            headers: vec![
+                (
+                    "content-type".into(),
+                    "text/event-stream; charset=utf-8".into(),
+                ),
+                ("cache-control".into(), "no-cache".into()),
+            ],
+            chunks,
+            chunked: true,
+            delay_head: Duration::ZERO,
+            gap: Duration::from_millis(1),
+            stall_after: None,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Reply {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Waits `delay` before writing the status line.
+    pub fn delay_head(mut self, delay: Duration) -> Reply {
+        self.delay_head = delay;
+        self
+    }
+
+    /// Stalls for `stall` after `chunks` chunks.
+    pub fn stall_after(mut self, chunks: usize, stall: Duration) -> Reply {
+        self.stall_after = Some((chunks, stall));
+        self
+    }
+}
+
+/// One request as the server read it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The method, e.g. `POST`.
+    pub method: String,
+    /// The request target, e.g. `/v1/chat/completions`.
+    pub path: String,
+    /// The headers, names lowercased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+    /// When the request was read.
+    pub at: Instant,
+}
+
+impl Recorded {
+    /// The value of a header (name in lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).expect("the request body is JSON")
+    }
+}
+
+/// The running server; dropping it stops it and every connection.
+pub struct Server {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    task: JoinHandle<()>,
+}
+
+impl Server {
+    /// Starts a server answering the n-th request with `replies[n]` (a 500 past the end).
+    pub async fn start(replies: Vec<Reply>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local address");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let replies = Arc::new(replies);
+        let count = Arc::new(AtomicUsize::new(0));
+        let recorded = requests.clone();
+        let task = tokio::spawn(async move {
+            let mut connections = JoinSet::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                let (replies, count, recorded) = (replies.clone(), count.clone(), recorded.clone());
+                connections.spawn(async move {
+                    let Some(request) = read_request(socket).await else {
+                        return;
+                    };
+                    let (socket, request) = request;
+                    recorded.lock().unwrap().push(request);
+                    let n = count.fetch_add(1, Ordering::SeqCst);
+                    let reply = replies
+                        .get(n)
+                        .cloned()
+                        .unwrap_or_else(|| Reply::json(500, "no scripted reply"));
+                    let _ = write_reply(socket, &reply).await;
+                });
+            }
+        });
+        Server {
+            addr,
+            requests,
+            task,
+        }
+    }
+
+    /// `http://127.0.0.1:{port}`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The requests read so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A URL on 127.0.0.1 where nothing listens (a port just released).
+pub async fn refusing_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("local address");
+    drop(listener);
+    format!("http://{addr}")
+}
+
+async fn read_request(mut socket: TcpStream) -> Option<(TcpStream, Recorded)> {
+    let mut buffer = Vec::new();
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at;
+        }
+        let mut chunk = [0u8; 4096];
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8(buffer[..head_end].to_vec()).ok()?;
+    let mut lines = head.split("\r\n");
+    let mut request_line = lines.next()?.split(' ');
+    let (method, path) = (
+        request_line.next()?.to_owned(),
+        request_line.next()?.to_owned(),
+    );
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buffer[head_end + 4..].to_vec();
+    while body.len() < length {
+        let mut chunk = [0u8; 4096];
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    body.truncate(length);
+    Some((
+        socket,
+        Recorded {
+            method,
+            path,
+            headers,
+            body,
+            at: Instant::now(),
+        },
+    ))
+}
+
+async fn write_reply(mut socket: TcpStream, reply: &Reply) -> std::io::Result<()> {
+    socket.set_nodelay(true)?;
+    tokio::time::sleep(reply.delay_head).await;
+    let mut head = format!(
+        "HTTP/1.1 {} Scripted\r\nconnection: close\r\n",
+        reply.status
+    );
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if reply.chunked {
+        head.push_str("transfer-encoding: chunked\r\n\r\n");
+    } else {
+        let length: usize = reply.chunks.iter().map(Vec::len).sum();
+        head.push_str(&format!("content-length: {length}\r\n\r\n"));
+    }
+    socket.write_all(head.as_bytes()).await?;
+    socket.flush().await?;
+    for (i, chunk) in reply.chunks.iter().enumerate() {
+        if let Some((after, stall)) = reply.stall_after {
+            if i == after {
+                tokio::time::sleep(stall).await;
+            }
+        }
+        if reply.chunked {
+            socket
+                .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                .await?;
+            socket.write_all(chunk).await?;
+            socket.write_all(b"\r\n").await?;
+            socket.flush().await?;
+            tokio::time::sleep(reply.gap).await;
+        } else {
+            socket.write_all(chunk).await?;
+        }
+    }
+    if reply.chunked {
+        socket.write_all(b"0\r\n\r\n").await?;
+    }
+    socket.flush().await?;
+    socket.shutdown().await
+}

@@ -1,0 +1,192 @@
+//! The section tree flattened in document order, which section each Lua block
+//! runs in, and which targets each caller can see (`language.md` §3.2: a target
+//! resolves against the caller's siblings and direct children).
+
+use std::ops::Range;
+
+use promptforge_syntax::{Body, Document, Heading, Section};
+
+/// Where a Lua block runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// An H1 block, in the H1 pass.
+    H1,
+    /// A `lua shared` block: replayed in every section, so it has no one caller.
+    Shared,
+    /// A block of the section with this index in [`Sections::all`].
+    Section(usize),
+}
+
+/// One section with its place in the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionEntry {
+    /// Its heading.
+    pub heading: Heading,
+    /// Index of its parent section; None for an H2.
+    pub parent: Option<usize>,
+    /// Byte range from the heading to the end of its last descendant's content.
+    pub range: Range<usize>,
+    /// Byte ranges of its prose paragraphs.
+    pub prose: Vec<Range<usize>>,
+    /// True when it runs only when addressed.
+    pub off_walk: bool,
+}
+
+/// Every section of a document in document order, and each Lua block's caller.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sections {
+    all: Vec<SectionEntry>,
+    /// The H2s, then each section's direct children, by index.
+    top: Vec<usize>,
+    children: Vec<Vec<usize>>,
+    callers: Vec<Caller>,
+    title: Option<Heading>,
+}
+
+impl Sections {
+    /// Flattens the document's section tree.
+    pub fn new(document: &Document) -> Self {
+        let mut sections = Sections {
+            all: Vec::new(),
+            top: Vec::new(),
+            children: Vec::new(),
+            callers: vec![Caller::Shared; document.lua_blocks.len()],
+            title: document.title.clone(),
+        };
+        sections.assign(&document.h1_body, Caller::H1, document);
+        for section in &document.sections {
+            sections.push(section, None, document);
+        }
+        sections
+    }
+
+    fn assign(&mut self, body: &Body, caller: Caller, document: &Document) {
+        for &index in &body.blocks {
+            let shared = document.lua_blocks.get(index).is_some_and(|b| b.shared);
+            if let Some(slot) = self.callers.get_mut(index) {
+                *slot = if shared { Caller::Shared } else { caller };
+            }
+        }
+    }
+
+    fn push(&mut self, section: &Section, parent: Option<usize>, document: &Document) {
+        let index = self.all.len();
+        match parent.and_then(|p| self.children.get_mut(p)) {
+            Some(siblings) => siblings.push(index),
+            None => self.top.push(index),
+        }
+        self.children.push(Vec::new());
+        self.all.push(SectionEntry {
+            heading: section.heading.clone(),
+            parent,
+            range: section.range.clone(),
+            prose: section.body.prose.clone(),
+            off_walk: section.off_walk,
+        });
+        self.assign(&section.body, Caller::Section(index), document);
+        for child in &section.children {
+            self.push(child, Some(index), document);
+        }
+    }
+
+    /// Every section, in document order.
+    pub fn all(&self) -> &[SectionEntry] {
+        &self.all
+    }
+
+    /// The section with this index.
+    pub fn get(&self, index: usize) -> Option<&SectionEntry> {
+        self.all.get(index)
+    }
+
+    /// Where the Lua block with this index in `Document::lua_blocks` runs.
+    pub fn caller_of_block(&self, block: usize) -> Caller {
+        self.callers.get(block).copied().unwrap_or(Caller::Shared)
+    }
+
+    /// The caller as messages name it: its target string (`## Fetch`, or `# Title`
+    /// for the H1 pass).
+    pub fn caller_name(&self, caller: Caller) -> String {
+        match caller {
+            Caller::Section(i) => self
+                .all
+                .get(i)
+                .map(|s| s.heading.target())
+                .unwrap_or_default(),
+            Caller::H1 | Caller::Shared => self
+                .title
+                .as_ref()
+                .map_or_else(|| "#".to_owned(), Heading::target),
+        }
+    }
+
+    /// Indices of the sections visible from `caller`, in document order: its
+    /// siblings (itself included) and its direct children; from the H1 pass, the H2s.
+    /// A shared block has no one caller: nothing is visible for certain.
+    pub fn visible(&self, caller: Caller) -> Vec<usize> {
+        match caller {
+            Caller::Shared => Vec::new(),
+            Caller::H1 => self.top.clone(),
+            Caller::Section(me) => {
+                let parent = self.all.get(me).and_then(|s| s.parent);
+                let siblings = match parent {
+                    Some(p) => self.children.get(p).map_or(&[][..], Vec::as_slice),
+                    None => &self.top,
+                };
+                let own = self.children.get(me).map_or(&[][..], Vec::as_slice);
+                let mut visible: Vec<usize> = siblings.iter().chain(own).copied().collect();
+                visible.sort_unstable();
+                visible
+            }
+        }
+    }
+
+    /// The section a target string names from `caller`, when it is visible: the
+    /// `#` count is the level (2 to 6), then one space, then the heading text
+    /// (surrounding blanks ignored), as the engine resolves it.
+    pub fn resolve(&self, caller: Caller, target: &str) -> Option<usize> {
+        let level = target.bytes().take_while(|b| *b == b'#').count();
+        let text = target.get(level..)?.strip_prefix(' ')?.trim();
+        let level = u8::try_from(level).ok().filter(|l| (2..=6).contains(l))?;
+        let named = |&i: &usize| {
+            self.all
+                .get(i)
+                .is_some_and(|s| s.heading.level == level && s.heading.text == text)
+        };
+        // Siblings and children differ in level, so the first match is the only one.
+        let (siblings, own): (&[usize], &[usize]) = match caller {
+            Caller::Shared => (&[], &[]),
+            Caller::H1 => (&self.top, &[]),
+            Caller::Section(me) => {
+                let parent = self.all.get(me).and_then(|s| s.parent);
+                let siblings = match parent {
+                    Some(p) => self.children.get(p).map_or(&[][..], Vec::as_slice),
+                    None => &self.top,
+                };
+                (
+                    siblings,
+                    self.children.get(me).map_or(&[][..], Vec::as_slice),
+                )
+            }
+        };
+        siblings.iter().chain(own).copied().find(named)
+    }
+
+    /// The section whose heading line holds `offset`.
+    pub fn heading_at(&self, offset: usize) -> Option<usize> {
+        self.all.iter().position(|s| {
+            s.heading.line_range.start <= offset && offset <= s.heading.line_range.end
+        })
+    }
+
+    /// The innermost section holding `offset`, as a caller (the H1 pass before the first H2).
+    pub fn caller_at(&self, offset: usize) -> Caller {
+        self.all
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.range.start <= offset && offset <= s.range.end)
+            .map(|(i, _)| i)
+            .next_back()
+            .map_or(Caller::H1, Caller::Section)
+    }
+}

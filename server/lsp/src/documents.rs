@@ -1,0 +1,168 @@
+//! The open documents: each one's text as a rope, its [`ParsedFile`] updated
+//! incrementally, its version, and an immutable [`Snapshot`] per version that
+//! requests read.
+//!
+//! Every change is applied synchronously under one lock, so changes are applied
+//! strictly in the order the handlers start (tower-lsp's issue #284: a
+//! `didChange` handler must apply its change before its first `.await`).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use promptforge_syntax::ParsedFile;
+use ropey::Rope;
+use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
+
+use crate::analysis::FactsCache;
+use crate::encoding::{rope_offset, PositionEncoding};
+use crate::snapshot::Snapshot;
+
+/// One open document.
+struct OpenDocument {
+    rope: Rope,
+    parsed: ParsedFile,
+    version: i32,
+    snapshot: Arc<Snapshot>,
+    facts: Arc<FactsCache>,
+}
+
+/// What applying a `didChange` gave.
+#[derive(Debug)]
+pub struct Changed {
+    /// The snapshot of the new version.
+    pub snapshot: Arc<Snapshot>,
+    /// Protocol problems met while applying (a version that did not increase, a
+    /// range past the end that was clamped); the change was applied anyway.
+    pub protocol_errors: Vec<String>,
+}
+
+/// A change for a document that is not open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotOpen(pub Url);
+
+/// Every open document, keyed by URI.
+#[derive(Default)]
+pub struct Documents {
+    open: Mutex<HashMap<Url, OpenDocument>>,
+}
+
+impl Documents {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Url, OpenDocument>> {
+        // A panic while the lock was held leaves each document whole (every update
+        // replaces fields only after it succeeded), so a poisoned lock is still usable.
+        self.open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Opens (or reopens) a document and returns its first snapshot.
+    pub fn open(
+        &self,
+        uri: Url,
+        text: String,
+        version: i32,
+        encoding: PositionEncoding,
+    ) -> Arc<Snapshot> {
+        let rope = Rope::from_str(&text);
+        let parsed = ParsedFile::new(text);
+        let facts = Arc::new(FactsCache::default());
+        let snapshot = Arc::new(Snapshot::new(
+            uri.clone(),
+            version,
+            &parsed,
+            encoding,
+            Arc::clone(&facts),
+        ));
+        let document = OpenDocument {
+            facts,
+            rope,
+            parsed,
+            version,
+            snapshot: Arc::clone(&snapshot),
+        };
+        self.lock().insert(uri, document);
+        snapshot
+    }
+
+    /// Applies the changes of one `didChange` in order and returns the new snapshot.
+    pub fn change(
+        &self,
+        uri: &Url,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+        encoding: PositionEncoding,
+    ) -> Result<Changed, NotOpen> {
+        let mut open = self.lock();
+        let document = open.get_mut(uri).ok_or_else(|| NotOpen(uri.clone()))?;
+        let mut protocol_errors = Vec::new();
+        if version <= document.version {
+            protocol_errors.push(format!(
+                "didChange for {uri}: version {version} does not increase on version {}",
+                document.version
+            ));
+        }
+        for change in changes {
+            match change.range {
+                None => {
+                    document.rope = Rope::from_str(&change.text);
+                    document.parsed = ParsedFile::new(change.text);
+                }
+                Some(range) => {
+                    let start = rope_offset(&document.rope, range.start, encoding);
+                    let end = rope_offset(&document.rope, range.end, encoding);
+                    if end < start {
+                        protocol_errors.push(format!(
+                            "didChange for {uri}: range {range:?} ends before it starts; applied as {end}..{start}"
+                        ));
+                    }
+                    let bytes = start.min(end)..start.max(end);
+                    apply(document, bytes, &change.text);
+                }
+            }
+        }
+        document.version = version;
+        let snapshot = Arc::new(Snapshot::new(
+            uri.clone(),
+            version,
+            &document.parsed,
+            encoding,
+            Arc::clone(&document.facts),
+        ));
+        document.snapshot = Arc::clone(&snapshot);
+        Ok(Changed {
+            snapshot,
+            protocol_errors,
+        })
+    }
+
+    /// Closes a document; its last snapshot when it was open.
+    pub fn close(&self, uri: &Url) -> Option<Arc<Snapshot>> {
+        self.lock().remove(uri).map(|d| d.snapshot)
+    }
+
+    /// The latest snapshot of a document.
+    pub fn snapshot(&self, uri: &Url) -> Option<Arc<Snapshot>> {
+        self.lock().get(uri).map(|d| Arc::clone(&d.snapshot))
+    }
+
+    /// The latest version of a document.
+    pub fn version(&self, uri: &Url) -> Option<i32> {
+        self.lock().get(uri).map(|d| d.version)
+    }
+}
+
+/// Replaces `bytes` (char boundaries inside the text, from [`rope_offset`]) with
+/// `text` in both the rope and the parsed file.
+fn apply(document: &mut OpenDocument, bytes: Range<usize>, text: &str) {
+    let rope = &mut document.rope;
+    let start_char = rope.byte_to_char(bytes.start);
+    let end_char = rope.byte_to_char(bytes.end);
+    rope.remove(start_char..end_char);
+    rope.insert(start_char, text);
+    if document.parsed.edit(bytes, text).is_err() {
+        // The rope's offsets are char boundaries of the same text, so this does not
+        // happen; should the two ever disagree, the rope is the document's text.
+        document.parsed = ParsedFile::new(rope.to_string());
+    }
+}

@@ -1,0 +1,233 @@
+//! Positions: byte offsets of a text <-> LSP positions, in the encoding the
+//! client and the server agreed on (UTF-16 code units by default, UTF-8 bytes
+//! when the client offers `utf-8`). Lines end at LF, CRLF and a lone CR, as in
+//! the protocol; a leading BOM takes no column, as in `promptforge check`.
+
+use std::ops::Range;
+
+use promptforge_syntax::{LineCol, LineIndex};
+use ropey::Rope;
+use tower_lsp::lsp_types::{Position, PositionEncodingKind, Range as LspRange};
+
+const BOM: char = '\u{feff}';
+
+/// The unit of LSP columns for one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PositionEncoding {
+    /// UTF-16 code units: the protocol's default.
+    #[default]
+    Utf16,
+    /// UTF-8 bytes, when the client offers `utf-8` in `general.positionEncodings`.
+    Utf8,
+}
+
+impl PositionEncoding {
+    /// The encoding to use for a client offering `offered` (in its order of preference).
+    pub fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Self {
+        let utf8 = offered.is_some_and(|kinds| kinds.contains(&PositionEncodingKind::UTF8));
+        if utf8 {
+            PositionEncoding::Utf8
+        } else {
+            PositionEncoding::Utf16
+        }
+    }
+
+    /// The protocol's name for this encoding.
+    pub fn kind(self) -> PositionEncodingKind {
+        match self {
+            PositionEncoding::Utf16 => PositionEncodingKind::UTF16,
+            PositionEncoding::Utf8 => PositionEncodingKind::UTF8,
+        }
+    }
+
+    /// Width of `c` in this encoding's units.
+    pub fn width(self, c: char) -> usize {
+        match self {
+            PositionEncoding::Utf16 => c.len_utf16(),
+            PositionEncoding::Utf8 => c.len_utf8(),
+        }
+    }
+
+    /// Width of `s` in this encoding's units.
+    pub fn len(self, s: &str) -> usize {
+        match self {
+            PositionEncoding::Utf16 => s.encode_utf16().count(),
+            PositionEncoding::Utf8 => s.len(),
+        }
+    }
+}
+
+/// A text with its line index, converting positions in one encoding.
+#[derive(Debug, Clone, Copy)]
+pub struct Positions<'a> {
+    /// The text.
+    pub text: &'a str,
+    /// Its line index.
+    pub index: &'a LineIndex,
+    /// The column unit.
+    pub encoding: PositionEncoding,
+}
+
+impl Positions<'_> {
+    /// The LSP position of byte `offset` (clamped into the text, onto a character start).
+    pub fn position(&self, offset: usize) -> Position {
+        let LineCol { line, col } = match self.encoding {
+            PositionEncoding::Utf16 => self.index.line_col_utf16(self.text, offset),
+            PositionEncoding::Utf8 => {
+                let chars = self.index.line_col(self.text, offset);
+                let start = self.index.offset(
+                    self.text,
+                    LineCol {
+                        line: chars.line,
+                        col: 0,
+                    },
+                );
+                let end = self.index.offset(self.text, chars);
+                LineCol {
+                    line: chars.line,
+                    col: (end.saturating_sub(start)) as u32,
+                }
+            }
+        };
+        Position::new(line, col)
+    }
+
+    /// The LSP range of a byte range.
+    pub fn range(&self, bytes: &Range<usize>) -> LspRange {
+        LspRange::new(self.position(bytes.start), self.position(bytes.end))
+    }
+
+    /// The byte offset of an LSP position; a column past the line's end gives the
+    /// line's end, a line past the last gives the text's end, and a column inside a
+    /// character gives the character's start.
+    pub fn offset(&self, position: Position) -> usize {
+        let pos = LineCol {
+            line: position.line,
+            col: position.character,
+        };
+        match self.encoding {
+            PositionEncoding::Utf16 => self.index.offset_utf16(self.text, pos),
+            PositionEncoding::Utf8 => {
+                let Some(line) = self.index.line_range(self.text, pos.line) else {
+                    return self.text.len();
+                };
+                let origin = self.index.offset(
+                    self.text,
+                    LineCol {
+                        line: pos.line,
+                        col: 0,
+                    },
+                );
+                let mut at = (origin + pos.col as usize).min(line.end);
+                while at > origin && !self.text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                at
+            }
+        }
+    }
+
+    /// The byte range of an LSP range (each end converted as [`Positions::offset`] does; a
+    /// reversed range is put in order).
+    pub fn byte_range(&self, range: LspRange) -> Range<usize> {
+        let start = self.offset(range.start);
+        let end = self.offset(range.end);
+        start.min(end)..start.max(end)
+    }
+}
+
+/// The byte offset in `rope` of an LSP position, clamped as [`Positions::offset`] does.
+pub fn rope_offset(rope: &Rope, position: Position, encoding: PositionEncoding) -> usize {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let mut offset = rope.line_to_byte(line);
+    let mut units = 0usize;
+    let mut chars = rope.line(line).chars().peekable();
+    if line == 0 && chars.peek() == Some(&BOM) {
+        chars.next();
+        offset += BOM.len_utf8();
+    }
+    for c in chars {
+        if c == '\n' || c == '\r' {
+            break;
+        }
+        let width = encoding.width(c);
+        if units + width > position.character as usize {
+            break;
+        }
+        units += width;
+        offset += c.len_utf8();
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn both(text: &str, line: u32, character: u32, encoding: PositionEncoding) -> (usize, usize) {
+        let index = LineIndex::new(text);
+        let positions = Positions {
+            text,
+            index: &index,
+            encoding,
+        };
+        let position = Position::new(line, character);
+        (
+            positions.offset(position),
+            rope_offset(&Rope::from_str(text), position, encoding),
+        )
+    }
+
+    #[test]
+    fn rope_and_line_index_agree_on_every_line_end_and_width() {
+        let text = "\u{feff}a😀b\r\nc\rd\né\n";
+        for encoding in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
+            for line in 0..6 {
+                for character in 0..8 {
+                    let (index, rope) = both(text, line, character, encoding);
+                    assert_eq!(index, rope, "{encoding:?} {line}:{character}");
+                }
+            }
+        }
+        // After the BOM, 'a', then the astral character (2 UTF-16 units, 4 bytes).
+        assert_eq!(both(text, 0, 3, PositionEncoding::Utf16).0, 8);
+        assert_eq!(both(text, 0, 2, PositionEncoding::Utf16).0, 4);
+        assert_eq!(both(text, 0, 5, PositionEncoding::Utf8).0, 8);
+        assert_eq!(both(text, 2, 0, PositionEncoding::Utf16).0, 13);
+    }
+
+    #[test]
+    fn positions_round_trip() {
+        let text = "x😀\r\n\tÿz";
+        let index = LineIndex::new(text);
+        for encoding in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
+            let positions = Positions {
+                text,
+                index: &index,
+                encoding,
+            };
+            for (offset, _) in text.char_indices().filter(|(i, _)| *i != 6) {
+                assert_eq!(positions.offset(positions.position(offset)), offset);
+            }
+        }
+        let utf8 = Positions {
+            text,
+            index: &index,
+            encoding: PositionEncoding::Utf8,
+        };
+        assert_eq!(utf8.position(text.len()), Position::new(1, 4));
+    }
+
+    #[test]
+    fn utf8_is_chosen_only_when_offered() {
+        assert_eq!(PositionEncoding::negotiate(None), PositionEncoding::Utf16);
+        let offered = [PositionEncodingKind::UTF16, PositionEncodingKind::UTF8];
+        assert_eq!(
+            PositionEncoding::negotiate(Some(&offered)),
+            PositionEncoding::Utf8
+        );
+    }
+}

@@ -1,0 +1,78 @@
+//! `textDocument/publishDiagnostics`: every syntax problem, then every static
+//! Lua check problem, with exact ranges, severity Error, a stable code and
+//! related information.
+
+use tower_lsp::lsp_types::{
+    Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
+};
+
+use crate::snapshot::Snapshot;
+
+/// The `source` of every diagnostic the server publishes.
+pub const SOURCE: &str = "promptforge";
+
+/// The diagnostics of a snapshot; none for a document that is not a prompt.
+pub fn diagnostics(snapshot: &Snapshot) -> Vec<Diagnostic> {
+    if !snapshot.is_prompt {
+        return Vec::new();
+    }
+    let positions = snapshot.positions();
+    let location = |range: &std::ops::Range<usize>| {
+        Location::new(snapshot.uri.clone(), positions.range(range))
+    };
+    let mut out: Vec<Diagnostic> = snapshot
+        .analysis
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let related: Vec<DiagnosticRelatedInformation> = d
+                .related
+                .iter()
+                .map(|r| DiagnosticRelatedInformation {
+                    location: location(&r.range),
+                    message: r.message.clone(),
+                })
+                .collect();
+            diagnostic(
+                positions.range(&d.range),
+                d.kind.as_str(),
+                d.message.clone(),
+                related,
+            )
+        })
+        .collect();
+    out.extend(snapshot.model().problems.iter().map(|p| {
+        let related = p
+            .related
+            .iter()
+            .map(|(range, message)| DiagnosticRelatedInformation {
+                location: location(range),
+                message: message.clone(),
+            })
+            .collect();
+        diagnostic(
+            positions.range(&p.range),
+            p.code,
+            p.message.clone(),
+            related,
+        )
+    }));
+    out
+}
+
+fn diagnostic(
+    range: tower_lsp::lsp_types::Range,
+    code: &str,
+    message: String,
+    related: Vec<DiagnosticRelatedInformation>,
+) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(DiagnosticSeverity::ERROR),
+        code: Some(NumberOrString::String(code.to_owned())),
+        source: Some(SOURCE.to_owned()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Diagnostic::default()
+    }
+}

@@ -1,0 +1,190 @@
+//! `textDocument/hover`: an alias (its tool path and Plugin), a model label (its
+//! options), a section target or heading (the section's prose), a Plugin id, a
+//! tool path, a frontmatter key, and the Lua API (signature and reference text).
+
+use std::ops::Range;
+
+use tower_lsp::lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
+
+use crate::analysis::symbols::{symbol_at, Symbol};
+use crate::api_reference;
+use crate::snapshot::Snapshot;
+
+/// The hover at `position`, if anything there has one.
+pub fn hover(snapshot: &Snapshot, position: Position) -> Option<Hover> {
+    let offset = snapshot.positions().offset(position);
+    let (markdown, range) = hover_text(snapshot, offset)?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: markdown,
+        }),
+        range: Some(snapshot.positions().range(&range)),
+    })
+}
+
+fn contains(range: &Range<usize>, offset: usize) -> bool {
+    range.start <= offset && offset <= range.end
+}
+
+/// The hover's Markdown and the range it is about.
+pub fn hover_text(snapshot: &Snapshot, offset: usize) -> Option<(String, Range<usize>)> {
+    let document = &snapshot.analysis.document;
+    let model = snapshot.model();
+    if let Some((symbol, range)) = symbol_at(document, model, offset) {
+        return symbol_text(snapshot, &symbol).map(|text| (text, range));
+    }
+    if let Some(frontmatter) = &document.frontmatter {
+        if let Some(plugin) = frontmatter
+            .plugins
+            .iter()
+            .find(|p| contains(&p.id.range, offset))
+        {
+            let slots: Vec<String> = frontmatter
+                .tools
+                .iter()
+                .filter(|s| s.plugin_id() == Some(plugin.id.value.as_str()))
+                .map(|s| format!("`{}`", s.alias.value))
+                .collect();
+            let mut text = format!("**Plugin** `{}`", plugin.id.value);
+            text.push_str(if plugin.optional {
+                " (optional)"
+            } else {
+                " (required)"
+            });
+            if !slots.is_empty() {
+                text.push_str(&format!("\n\nbacks the tool slots {}", slots.join(", ")));
+            }
+            return Some((text, plugin.id.range.clone()));
+        }
+        for slot in &frontmatter.tools {
+            if let Some(path) = slot.path.as_ref().filter(|p| contains(&p.range, offset)) {
+                return symbol_text(snapshot, &Symbol::Alias(slot.alias.value.clone()))
+                    .map(|t| (t, path.range.clone()));
+            }
+        }
+        if let Some(entry) = frontmatter
+            .keys
+            .iter()
+            .find(|k| contains(&k.key.range, offset))
+        {
+            let doc = key_doc(&entry.key.value)?;
+            return Some((
+                format!("**`{}`**\n\n{doc}", entry.key.value),
+                entry.key.range.clone(),
+            ));
+        }
+    }
+    let in_lua = document
+        .lua_blocks
+        .iter()
+        .any(|b| contains(&b.code_range, offset));
+    if in_lua {
+        let (name, range) = dotted_name_at(&snapshot.text, offset)?;
+        let entry = api_reference::lookup(&name)?;
+        return Some((api_reference::hover_markdown(entry), range));
+    }
+    None
+}
+
+fn symbol_text(snapshot: &Snapshot, symbol: &Symbol) -> Option<String> {
+    let document = &snapshot.analysis.document;
+    let frontmatter = document.frontmatter.as_ref();
+    match symbol {
+        Symbol::Alias(alias) => {
+            let Some(slot) = frontmatter.and_then(|f| f.slot(alias)) else {
+                return Some(format!(
+                    "`{alias}` is not a tool slot of this prompt (no `tools:` key names it)"
+                ));
+            };
+            let mut text = format!("**tool slot** `{alias}`");
+            if let Some(path) = &slot.path {
+                text.push_str(&format!("\n\ntool path `{}`", path.value));
+            }
+            if let Some(plugin) = slot.plugin_id() {
+                let declared =
+                    frontmatter.is_some_and(|f| f.plugins.iter().any(|p| p.id.value == plugin));
+                let note = if declared {
+                    ""
+                } else {
+                    ", not declared under `plugins:`"
+                };
+                text.push_str(&format!("\n\nPlugin `{plugin}`{note}"));
+            }
+            Some(text)
+        }
+        Symbol::Label(label) => {
+            let Some(decl) = frontmatter.and_then(|f| f.model(label)) else {
+                return Some(format!(
+                    "`{label}` is not a model label of this prompt (no `models:` key names it)"
+                ));
+            };
+            let mut text = format!("**model label** `{label}`\n");
+            let model = decl
+                .model
+                .as_ref()
+                .map_or("the Host's default model".to_owned(), |m| {
+                    format!("`{}`", m.value)
+                });
+            text.push_str(&format!("\n- model: {model}"));
+            if let Some(t) = &decl.temperature {
+                text.push_str(&format!("\n- temperature: {}", t.value));
+            }
+            if let Some(m) = &decl.max_tokens {
+                text.push_str(&format!("\n- max_tokens: {}", m.value));
+            }
+            Some(text)
+        }
+        Symbol::Section(index) => {
+            let section = snapshot.model().sections.get(*index)?;
+            let mut text = format!("**{}**", section.heading.target());
+            if section.off_walk {
+                text.push_str(" (off the walk: runs only when addressed)");
+            }
+            for prose in &section.prose {
+                if let Some(paragraph) = snapshot.text.get(prose.clone()) {
+                    text.push_str("\n\n");
+                    text.push_str(paragraph.trim_end());
+                }
+            }
+            Some(text)
+        }
+    }
+}
+
+/// The dotted Lua name (`tools.call`) whose identifier part holds `offset`, with its range.
+pub fn dotted_name_at(text: &str, offset: usize) -> Option<(String, Range<usize>)> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let before = text.get(..offset)?;
+    let after = text.get(offset..)?;
+    let start = before.len().saturating_sub(
+        before
+            .chars()
+            .rev()
+            .take_while(|&c| is_ident(c) || c == '.')
+            .map(char::len_utf8)
+            .sum::<usize>(),
+    );
+    let end = offset
+        + after
+            .chars()
+            .take_while(|&c| is_ident(c))
+            .map(char::len_utf8)
+            .sum::<usize>();
+    let name = text.get(start..end)?.trim_start_matches('.');
+    let start = end.saturating_sub(name.len());
+    (!name.is_empty()).then(|| (name.to_owned(), start..end))
+}
+
+fn key_doc(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "name" => "The prompt's name: `[a-z0-9][a-z0-9_-]{0,63}`. Required.",
+        "description" => "What the prompt does, in one line. Required, not empty.",
+        "promptforge" => "The format version: `0` is the only one.",
+        "plugins" => "The Plugins the prompt uses, in activation order: a Plugin id (`namespace/plugin`) or a map with `ref`, `optional` and `config`.",
+        "tools" => "Tool slots: `alias: namespace/plugin/name`. Each alias becomes a Lua global and a name `tools.call` accepts.",
+        "models" => "Model labels: `label: { model, temperature, max_tokens }`. Each label becomes a Lua global; select one with `models.use` or `models.default`.",
+        "max_tool_iterations" => "Rounds one `models.loop` may take: 1 to 1000, default 24.",
+        _ => return None,
+    })
+}

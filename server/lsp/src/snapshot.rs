@@ -1,0 +1,67 @@
+//! An immutable view of one document version: what every request reads.
+
+use std::sync::{Arc, OnceLock};
+
+use promptforge_syntax::{is_prompt, Analysis, ParsedFile};
+use tower_lsp::lsp_types::Url;
+
+use crate::analysis::{FactsCache, Model};
+use crate::encoding::{PositionEncoding, Positions};
+
+/// One version of one document, never changed once built.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The document's URI.
+    pub uri: Url,
+    /// The version the client gave.
+    pub version: i32,
+    /// The text of this version.
+    pub text: String,
+    /// The syntax crate's analysis of the text.
+    pub analysis: Analysis,
+    /// True when the text is a prompt (a `promptforge:` key): only prompts are served.
+    pub is_prompt: bool,
+    /// The session's column unit.
+    pub encoding: PositionEncoding,
+    model: OnceLock<Model>,
+    facts: Arc<FactsCache>,
+}
+
+impl Snapshot {
+    /// The snapshot of a parsed file's current state; `facts` is the document's
+    /// Lua facts cache, shared by its snapshots.
+    pub fn new(
+        uri: Url,
+        version: i32,
+        parsed: &ParsedFile,
+        encoding: PositionEncoding,
+        facts: Arc<FactsCache>,
+    ) -> Self {
+        let text = parsed.text().to_owned();
+        Snapshot {
+            uri,
+            version,
+            is_prompt: is_prompt(&text),
+            analysis: parsed.analysis().clone(),
+            text,
+            encoding,
+            model: OnceLock::new(),
+            facts,
+        }
+    }
+
+    /// Position conversions for this text.
+    pub fn positions(&self) -> Positions<'_> {
+        Positions {
+            text: &self.text,
+            index: &self.analysis.line_index,
+            encoding: self.encoding,
+        }
+    }
+
+    /// The semantic model (Lua facts, section visibility), built on first use.
+    pub fn model(&self) -> &Model {
+        self.model
+            .get_or_init(|| Model::build(&self.analysis.document, &self.facts))
+    }
+}

@@ -1,0 +1,318 @@
+//! A small Language Server Protocol client for the protocol suites: it starts the
+//! real `promptforge lsp`, frames messages with `Content-Length`, matches
+//! responses to requests by id and keeps every notification the server sends.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::binary;
+
+/// How long the client waits for any one message before failing the test.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The URI the suites give their documents.
+pub fn uri(name: &str) -> String {
+    format!("file:///work/{name}")
+}
+
+/// A running `promptforge lsp` and the client's side of the conversation.
+pub struct LspClient {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    next_id: i64,
+    /// Notifications received and not yet taken, in arrival order.
+    pub notifications: VecDeque<Value>,
+}
+
+/// Reads one framed message; None at the end of the stream.
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length:") {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+impl LspClient {
+    /// Starts the server with extra environment variables.
+    pub fn start_with_env(env: &[(&str, &str)]) -> Self {
+        Self::start_binary(binary(), env)
+    }
+
+    /// Starts `program lsp` (another build of `promptforge`, for benchmarks).
+    pub fn start_binary(program: &std::path::Path, env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(program);
+        command
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env_remove("PROMPTFORGE_CONFIG");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("promptforge lsp starts");
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (sender, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        LspClient {
+            child,
+            stdin,
+            incoming,
+            next_id: 1,
+            notifications: VecDeque::new(),
+        }
+    }
+
+    /// Starts the server and initializes it with `capabilities`.
+    pub fn start(capabilities: Value) -> Self {
+        let mut client = Self::start_with_env(&[]);
+        client.initialize(capabilities);
+        client
+    }
+
+    /// `initialize` then `initialized`; returns the server's capabilities.
+    pub fn initialize(&mut self, capabilities: Value) -> Value {
+        let result = self
+            .request(
+                "initialize",
+                json!({ "processId": null, "rootUri": null, "capabilities": capabilities }),
+            )
+            .expect("initialize succeeds");
+        self.notify("initialized", json!({}));
+        result
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.stdin
+            .write_all(framed.as_bytes())
+            .expect("the server reads its stdin");
+        self.stdin.flush().expect("the server reads its stdin");
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        id
+    }
+
+    /// The next message from the server, answering its requests with `null`.
+    fn receive(&mut self, deadline: Instant) -> Value {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = match self.incoming.recv_timeout(left) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no message from the server within {TIMEOUT:?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
+            };
+            if message.get("method").is_some() && message.get("id").is_some() {
+                let id = message["id"].clone();
+                self.send(&json!({ "jsonrpc": "2.0", "id": id, "result": null }));
+                continue;
+            }
+            return message;
+        }
+    }
+
+    /// Waits for the response to request `id`: Ok(result) or Err(error object).
+    pub fn response(&mut self, id: i64) -> Result<Value, Value> {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let message = self.receive(deadline);
+            if message.get("id") == Some(&json!(id)) {
+                return match message.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+                };
+            }
+            if message.get("method").is_some() {
+                self.notifications.push_back(message);
+            }
+        }
+    }
+
+    /// Sends a request and waits for its response.
+    pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    /// Takes the first notification (received or still to come) for which `pick` is true.
+    pub fn wait_notification(&mut self, mut pick: impl FnMut(&Value) -> bool) -> Value {
+        if let Some(at) = self.notifications.iter().position(&mut pick) {
+            if let Some(found) = self.notifications.remove(at) {
+                return found;
+            }
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let message = self.receive(deadline);
+            if message.get("method").is_some() {
+                if pick(&message) {
+                    return message;
+                }
+                self.notifications.push_back(message);
+            }
+        }
+    }
+
+    /// The diagnostics published for `uri` at `version`.
+    pub fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let message = self.wait_notification(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        message["params"]["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Every `window/logMessage` text received so far.
+    pub fn log_messages(&self) -> Vec<String> {
+        self.notifications
+            .iter()
+            .filter(|m| m["method"] == "window/logMessage")
+            .filter_map(|m| m["params"]["message"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Opens a Markdown document.
+    pub fn open(&mut self, uri: &str, version: i64, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "markdown", "version": version, "text": text } }),
+        );
+    }
+
+    /// Sends one `didChange` with these content changes.
+    pub fn change(&mut self, uri: &str, version: i64, changes: Value) {
+        self.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": changes }),
+        );
+    }
+
+    /// A request at a position: `{textDocument, position}` params.
+    pub fn at(
+        &mut self,
+        method: &str,
+        uri: &str,
+        line: u32,
+        character: u32,
+    ) -> Result<Value, Value> {
+        self.request(
+            method,
+            json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } }),
+        )
+    }
+
+    /// `shutdown`, `exit`, and the process's exit code.
+    pub fn shutdown(mut self) -> Option<i32> {
+        let _ = self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for LspClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The LSP position (0-based line, UTF-16 column) of byte `offset` in `text`;
+/// lines end at LF, CRLF or a lone CR. Independent of the server's own conversion.
+pub fn position(text: &str, offset: usize) -> (u32, u32) {
+    let (mut line, mut col) = (0u32, 0u32);
+    let mut chars = text
+        .get(..offset)
+        .expect("offset on a char boundary")
+        .chars()
+        .peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\r' => {
+                line += 1;
+                col = 0;
+            }
+            c => col += c.len_utf16() as u32,
+        }
+    }
+    (line, col)
+}
+
+/// An LSP range as JSON.
+pub fn range(l1: u32, c1: u32, l2: u32, c2: u32) -> Value {
+    json!({ "start": { "line": l1, "character": c1 }, "end": { "line": l2, "character": c2 } })
+}
+
+/// The byte offset of the `nth` (0-based) occurrence of `needle` in `text`.
+pub fn offset_of(text: &str, needle: &str, nth: usize) -> usize {
+    text.match_indices(needle)
+        .nth(nth)
+        .map(|(at, _)| at)
+        .unwrap_or_else(|| panic!("{needle:?} occurs {nth} times in the text"))
+}
+
+/// The LSP range of the `nth` occurrence of `needle` in `text`.
+pub fn range_of(text: &str, needle: &str, nth: usize) -> Value {
+    let start = offset_of(text, needle, nth);
+    let (l1, c1) = position(text, start);
+    let (l2, c2) = position(text, start + needle.len());
+    range(l1, c1, l2, c2)
+}
