@@ -145,6 +145,18 @@ fn bare_vm(c: &mut Criterion) {
         b.iter(|| new_lua(&control).expect("a VM"))
     });
     c.bench_function("mlua Lua::new", |b| b.iter(mlua::Lua::new));
+    c.bench_function("mlua Lua::new and 5 async functions", |b| {
+        b.iter(|| {
+            let lua = mlua::Lua::new();
+            for _ in 0..5 {
+                let f = lua
+                    .create_async_function(|_, x: i64| async move { Ok(x) })
+                    .expect("a function");
+                lua.globals().set("f", f).expect("set");
+            }
+            lua
+        })
+    });
 
     use promptforge_engine::run::context::{Chain, RunShared, SectionCtx, SectionState};
     use promptforge_engine::run::identity::RunIdentity;

@@ -3,9 +3,11 @@
 //! a jump, a cancellation or a limit, and running one block to its outcome.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState};
+use mlua::{
+    ChunkMode, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState,
+};
 use promptforge_syntax::Document;
 use tokio_util::sync::CancellationToken;
 
@@ -152,6 +154,28 @@ xpcall = function(f, h, ...)
 end
 return function(f) mark() return raw_xpcall(f, handler) end
 "#;
+
+/// Lua source compiled once per process: every VM loads the bytecode instead of
+/// parsing the text again.
+pub fn load_cached<'a>(
+    lua: &'a Lua,
+    cache: &'static OnceLock<Option<Vec<u8>>>,
+    name: &str,
+    source: &'a str,
+) -> mlua::Chunk<'a> {
+    let bytecode = cache.get_or_init(|| {
+        let compiler = Lua::new();
+        let function = compiler.load(source).set_name(name).into_function().ok()?;
+        Some(function.dump(false))
+    });
+    match bytecode {
+        Some(bytes) => lua
+            .load(bytes.as_slice())
+            .set_name(name)
+            .set_mode(ChunkMode::Binary),
+        None => lua.load(source).set_name(name),
+    }
+}
 
 /// A fresh sandboxed VM with the limits and the cancel signal of `control`.
 pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {

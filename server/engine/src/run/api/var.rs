@@ -1,14 +1,14 @@
 //! `var`: the walk's shared table of JSON data. A chain or arm works on a copy;
 //! assigning a value JSON cannot hold (a function, userdata) fails.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use mlua::{Lua, Table, Value};
 
 use crate::messages;
 use crate::run::context::SectionCtx;
 use crate::run::json;
-use crate::run::vm::usage_error;
+use crate::run::vm::{load_cached, usage_error};
 
 const DATA_KEY: &str = "promptforge.var";
 
@@ -35,7 +35,8 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
             .map(|_| ())
             .map_err(|type_name| usage_error(messages::var_cannot_hold(type_name)))
     })?;
-    let proxy: Table = lua.load(PROXY).set_name("=var").call((data, check))?;
+    static PROXY_CODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let proxy: Table = load_cached(lua, &PROXY_CODE, "=var", PROXY).call((data, check))?;
     lua.globals().set("var", proxy)
 }
 
