@@ -93,6 +93,17 @@ pub struct ModelRequest {
     pub max_tokens: Option<u64>,
 }
 
+impl ModelRequest {
+    /// The model name to send: the request's, or `fallback` when the request names none.
+    pub fn model_or<'a>(&'a self, fallback: &'a str) -> &'a str {
+        if self.model.is_empty() {
+            fallback
+        } else {
+            &self.model
+        }
+    }
+}
+
 /// One round's reply: text, or tool calls (with possibly some text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelReply {

@@ -96,11 +96,7 @@ impl ModelProvider for AnthropicProvider {
         request: &ModelRequest,
         cancel: &CancellationToken,
     ) -> Result<ModelReply, ModelError> {
-        let model = if request.model.is_empty() {
-            &self.model
-        } else {
-            &request.model
-        };
+        let model = request.model_or(&self.model);
         let body = request_body(model, request).to_string().into_bytes();
         let new_decoder = || EventDecoder::new(self.transport.secret());
         self.transport

@@ -91,11 +91,7 @@ impl ModelProvider for OpenAiProvider {
         request: &ModelRequest,
         cancel: &CancellationToken,
     ) -> Result<ModelReply, ModelError> {
-        let model = if request.model.is_empty() {
-            &self.model
-        } else {
-            &request.model
-        };
+        let model = request.model_or(&self.model);
         let body = request_body(model, request).to_string().into_bytes();
         let new_decoder = || ChunkDecoder::new(self.transport.secret());
         self.transport
