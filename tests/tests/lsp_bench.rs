@@ -1,6 +1,6 @@
-//! A bench client over stdio (ignored by default: run it on a release build with
-//! `cargo build --release -p promptforge && PROMPTFORGE_LSP_BIN=target/release/promptforge
-//! cargo test -p promptforge-tests --test lsp_bench -- --ignored --nocapture`).
+//! A bench client over stdio (ignored by default: run it with `cargo test --release
+//! -p promptforge-tests --test lsp_bench -- --ignored --nocapture`; it builds and
+//! measures the release server binary, or the one `PROMPTFORGE_LSP_BIN` names).
 //!
 //! On a 4,000-line prompt with 400 Lua blocks it measures cold start to first
 //! diagnostics, one keystroke (`didChange`) to `publishDiagnostics`, hover and
@@ -8,9 +8,9 @@
 //! the figures.
 
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use promptforge_tests::binary;
 use promptforge_tests::lsp_client::{range, uri, LspClient};
 use serde_json::json;
 
@@ -25,6 +25,39 @@ fn big_prompt() -> String {
         i += 1;
     }
     text
+}
+
+/// Builds the release server binary (`promptforge_tests::binary` is the debug one,
+/// whose figures say little about the server's speed) and returns its path.
+fn release_binary() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(promptforge_tests::workspace_root())
+        .args([
+            "build",
+            "-q",
+            "--release",
+            "-p",
+            "promptforge",
+            "--bin",
+            "promptforge",
+            "--message-format=json",
+        ])
+        .output()
+        .expect("cargo can be started");
+    assert!(
+        output.status.success(),
+        "building promptforge failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|msg| {
+            msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "promptforge"
+        })
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reported the promptforge executable")
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
@@ -42,8 +75,8 @@ fn resident_kib(pid: u32) -> Option<u64> {
 #[test]
 #[ignore = "a benchmark: run it on a release build (see the module documentation)"]
 fn bench() {
-    let program = std::env::var_os("PROMPTFORGE_LSP_BIN")
-        .map_or_else(|| binary().to_path_buf(), PathBuf::from);
+    let program =
+        std::env::var_os("PROMPTFORGE_LSP_BIN").map_or_else(release_binary, PathBuf::from);
     let text = big_prompt();
     assert_eq!(text.lines().count() / 100, 39, "about 4,000 lines");
     let started = Instant::now();

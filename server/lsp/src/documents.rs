@@ -1,4 +1,4 @@
-//! The open documents: each one's text as a rope, its [`ParsedFile`] updated
+//! The open documents: each one's [`ParsedFile`] (its one mutable text) updated
 //! incrementally, its version, and an immutable [`Snapshot`] per version that
 //! requests read.
 //!
@@ -11,16 +11,14 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use promptforge_syntax::ParsedFile;
-use ropey::Rope;
 use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
 
 use crate::analysis::FactsCache;
-use crate::encoding::{rope_offset, PositionEncoding};
+use crate::encoding::{PositionEncoding, Positions};
 use crate::snapshot::Snapshot;
 
 /// One open document.
 struct OpenDocument {
-    rope: Rope,
     parsed: ParsedFile,
     version: i32,
     snapshot: Arc<Snapshot>,
@@ -64,7 +62,6 @@ impl Documents {
         version: i32,
         encoding: PositionEncoding,
     ) -> Arc<Snapshot> {
-        let rope = Rope::from_str(&text);
         let parsed = ParsedFile::new(text);
         let facts = Arc::new(FactsCache::default());
         let snapshot = Arc::new(Snapshot::new(
@@ -76,7 +73,6 @@ impl Documents {
         ));
         let document = OpenDocument {
             facts,
-            rope,
             parsed,
             version,
             snapshot: Arc::clone(&snapshot),
@@ -104,13 +100,15 @@ impl Documents {
         }
         for change in changes {
             match change.range {
-                None => {
-                    document.rope = Rope::from_str(&change.text);
-                    document.parsed = ParsedFile::new(change.text);
-                }
+                None => document.parsed = ParsedFile::new(change.text),
                 Some(range) => {
-                    let start = rope_offset(&document.rope, range.start, encoding);
-                    let end = rope_offset(&document.rope, range.end, encoding);
+                    let positions = Positions {
+                        text: document.parsed.text(),
+                        index: &document.parsed.analysis().line_index,
+                        encoding,
+                    };
+                    let start = positions.offset(range.start);
+                    let end = positions.offset(range.end);
                     if end < start {
                         protocol_errors.push(format!(
                             "didChange for {uri}: range {range:?} ends before it starts; applied as {end}..{start}"
@@ -152,17 +150,10 @@ impl Documents {
     }
 }
 
-/// Replaces `bytes` (char boundaries inside the text, from [`rope_offset`]) with
-/// `text` in both the rope and the parsed file.
+/// Replaces `bytes` (char boundaries inside the text, from [`Positions::offset`])
+/// with `text` in the parsed file.
 fn apply(document: &mut OpenDocument, bytes: Range<usize>, text: &str) {
-    let rope = &mut document.rope;
-    let start_char = rope.byte_to_char(bytes.start);
-    let end_char = rope.byte_to_char(bytes.end);
-    rope.remove(start_char..end_char);
-    rope.insert(start_char, text);
-    if document.parsed.edit(bytes, text).is_err() {
-        // The rope's offsets are char boundaries of the same text, so this does not
-        // happen; should the two ever disagree, the rope is the document's text.
-        document.parsed = ParsedFile::new(rope.to_string());
-    }
+    // `Positions::offset` gives char boundaries inside the same text, so `edit` does
+    // not fail; should it, it left the text unchanged and reports why.
+    let _ = document.parsed.edit(bytes, text);
 }

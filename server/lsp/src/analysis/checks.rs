@@ -2,6 +2,7 @@
 //! from the text, each with the engine's own message and a stable code.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use promptforge_syntax::frontmatter::names::is_valid_alias;
 use promptforge_syntax::{Document, Frontmatter};
@@ -55,7 +56,11 @@ struct Declarations<'a> {
 }
 
 /// Runs every check over every Lua block; problems in block order, then source order.
-pub fn check(document: &Document, sections: &Sections, facts: &[LuaFacts]) -> Vec<StaticProblem> {
+pub fn check(
+    document: &Document,
+    sections: &Sections,
+    facts: &[Arc<LuaFacts>],
+) -> Vec<StaticProblem> {
     // Without a readable frontmatter (none, or YAML that did not parse) every alias and
     // label would look undeclared: those checks wait for it.
     let frontmatter = document.frontmatter.as_ref().filter(|f| !f.keys.is_empty());

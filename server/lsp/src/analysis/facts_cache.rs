@@ -1,93 +1,128 @@
 //! Lua facts reused across versions: a keystroke changes one block, so the
-//! other blocks' facts are taken from the previous version (keyed by their code)
-//! and only moved to their new place in the file.
+//! other blocks' facts are taken from the previous version (keyed by their code).
+//! A block that did not move shares its facts (an `Arc`) with the previous
+//! version; one that moved gets a copy with its ranges moved to the new place.
 
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use promptforge_syntax::LuaBlock;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::lua_facts::{read_code, Arg, LuaFacts, NamedField, StringLit};
 
-/// The facts of one document's blocks, keyed by code, with ranges relative to the code.
+/// The facts of one document's blocks, keyed by code: each with the file offset of
+/// the code they were read at (their ranges are file ranges for that offset).
 #[derive(Debug, Default)]
 pub struct FactsCache {
-    by_code: Mutex<HashMap<String, LuaFacts>>,
+    by_code: Mutex<HashMap<String, (usize, Arc<LuaFacts>)>>,
 }
 
 impl FactsCache {
     /// The facts of `blocks`, in order, with file ranges; keeps only these blocks' entries.
     pub fn facts(&self, blocks: &[LuaBlock]) -> Vec<LuaFacts> {
+        self.shared(blocks)
+            .into_iter()
+            .map(|facts| Arc::try_unwrap(facts).unwrap_or_else(|facts| (*facts).clone()))
+            .collect()
+    }
+
+    /// Like [`FactsCache::facts`], sharing the facts of blocks that did not move.
+    pub fn shared(&self, blocks: &[LuaBlock]) -> Vec<Arc<LuaFacts>> {
         let mut cache = self.by_code.lock().unwrap_or_else(|p| p.into_inner());
         let mut old = std::mem::take(&mut *cache);
         cache.reserve(blocks.len());
         let mut out = Vec::with_capacity(blocks.len());
         for block in blocks {
-            let facts = match old
-                .remove(&block.code)
-                .or_else(|| cache.get(&block.code).cloned())
-            {
-                Some(facts) => facts,
-                None => read_code(&block.code, 0),
+            let at = block.code_range.start;
+            let (key, (base, facts)) = match old.remove_entry(block.code.as_str()) {
+                Some(entry) => entry,
+                None => match cache.get(block.code.as_str()) {
+                    Some((base, facts)) => (block.code.clone(), (*base, Arc::clone(facts))),
+                    None => (
+                        block.code.clone(),
+                        (at, Arc::new(read_code(&block.code, at))),
+                    ),
+                },
             };
-            out.push(shifted(&facts, block.code_range.start));
-            cache.insert(block.code.clone(), facts);
+            let facts = if base == at {
+                facts
+            } else {
+                Arc::new(shifted(&facts, base, at))
+            };
+            out.push(Arc::clone(&facts));
+            cache.insert(key, (at, facts));
         }
         out
     }
 }
 
-fn shift(range: &Range<usize>, by: usize) -> Range<usize> {
-    range.start + by..range.end + by
+/// Moves ranges read at file offset `from` to file offset `to`.
+#[derive(Clone, Copy)]
+struct Shift {
+    from: usize,
+    to: usize,
 }
 
-fn shift_lit(lit: &StringLit, by: usize) -> StringLit {
-    StringLit {
-        value: lit.value.clone(),
-        range: shift(&lit.range, by),
-        content: shift(&lit.content, by),
+impl Shift {
+    fn at(self, offset: usize) -> usize {
+        offset - self.from + self.to
+    }
+
+    fn range(self, range: &Range<usize>) -> Range<usize> {
+        self.at(range.start)..self.at(range.end)
+    }
+
+    fn lit(self, lit: &StringLit) -> StringLit {
+        StringLit {
+            value: lit.value.clone(),
+            range: self.range(&lit.range),
+            content: self.range(&lit.content),
+        }
+    }
+
+    fn arg(self, arg: &Arg) -> Arg {
+        match arg {
+            Arg::Str(lit) => Arg::Str(self.lit(lit)),
+            Arg::Table {
+                strings,
+                only_strings,
+                named,
+                range,
+            } => Arg::Table {
+                strings: strings.iter().map(|l| self.lit(l)).collect(),
+                only_strings: *only_strings,
+                named: named
+                    .iter()
+                    .map(|f| NamedField {
+                        name: f.name.clone(),
+                        name_range: self.range(&f.name_range),
+                        value: self.arg(&f.value),
+                    })
+                    .collect(),
+                range: self.range(range),
+            },
+            Arg::Literal(kind, range) => Arg::Literal(kind, self.range(range)),
+            Arg::Other(range) => Arg::Other(self.range(range)),
+        }
     }
 }
 
-fn shift_arg(arg: &Arg, by: usize) -> Arg {
-    match arg {
-        Arg::Str(lit) => Arg::Str(shift_lit(lit, by)),
-        Arg::Table {
-            strings,
-            only_strings,
-            named,
-            range,
-        } => Arg::Table {
-            strings: strings.iter().map(|l| shift_lit(l, by)).collect(),
-            only_strings: *only_strings,
-            named: named
-                .iter()
-                .map(|f| NamedField {
-                    name: f.name.clone(),
-                    name_range: shift(&f.name_range, by),
-                    value: shift_arg(&f.value, by),
-                })
-                .collect(),
-            range: shift(range, by),
-        },
-        Arg::Literal(kind, range) => Arg::Literal(kind, shift(range, by)),
-        Arg::Other(range) => Arg::Other(shift(range, by)),
-    }
-}
-
-/// `facts` with every range moved `by` bytes.
-fn shifted(facts: &LuaFacts, by: usize) -> LuaFacts {
+/// `facts` read at file offset `from` with every range moved to file offset `to`.
+fn shifted(facts: &LuaFacts, from: usize, to: usize) -> LuaFacts {
+    let by = Shift { from, to };
     let mut out = facts.clone();
     for call in &mut out.calls {
-        call.callee_range = shift(&call.callee_range, by);
-        call.args = call.args.iter().map(|a| shift_arg(a, by)).collect();
+        call.callee_range = by.range(&call.callee_range);
+        for arg in &mut call.args {
+            *arg = by.arg(arg);
+        }
     }
     for ident in &mut out.identifiers {
-        ident.range = shift(&ident.range, by);
+        ident.range = by.range(&ident.range);
     }
     for read in &mut out.calls_reads {
-        read.range = shift(&read.range, by);
+        read.range = by.range(&read.range);
     }
     out
 }

@@ -139,8 +139,33 @@ pub fn read_code(code: &str, base: usize) -> LuaFacts {
             facts: LuaFacts::default(),
         };
         reader.walk(tree.root_node());
-        reader.facts
+        let mut facts = reader.facts;
+        facts.shrink_to_fit();
+        facts
     })
+}
+
+impl LuaFacts {
+    /// Drops the spare capacity its vectors grew while reading: a document keeps
+    /// the facts of every block for as long as it is open.
+    fn shrink_to_fit(&mut self) {
+        fn shrink_arg(arg: &mut Arg) {
+            if let Arg::Table { strings, named, .. } = arg {
+                strings.shrink_to_fit();
+                named.shrink_to_fit();
+                for field in named {
+                    shrink_arg(&mut field.value);
+                }
+            }
+        }
+        self.calls.shrink_to_fit();
+        for call in &mut self.calls {
+            call.args.shrink_to_fit();
+            call.args.iter_mut().for_each(shrink_arg);
+        }
+        self.identifiers.shrink_to_fit();
+        self.calls_reads.shrink_to_fit();
+    }
 }
 
 struct Reader<'a> {

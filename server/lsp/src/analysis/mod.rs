@@ -11,6 +11,8 @@ pub mod messages;
 pub mod sections;
 pub mod symbols;
 
+use std::sync::Arc;
+
 use promptforge_syntax::Document;
 
 pub use checks::StaticProblem;
@@ -23,8 +25,9 @@ pub use sections::{Caller, Sections};
 pub struct Model {
     /// The sections in document order and each block's caller.
     pub sections: Sections,
-    /// The facts of each Lua block, indexed like `Document::lua_blocks`.
-    pub blocks: Vec<LuaFacts>,
+    /// The facts of each Lua block, indexed like `Document::lua_blocks` (shared
+    /// with the document's [`FactsCache`] and other versions where unchanged).
+    pub blocks: Vec<Arc<LuaFacts>>,
     /// The static Lua checks' problems.
     pub problems: Vec<StaticProblem>,
 }
@@ -33,7 +36,7 @@ impl Model {
     /// Builds the model of a document, reusing the facts of unchanged blocks from `cache`.
     pub fn build(document: &Document, cache: &FactsCache) -> Self {
         let sections = Sections::new(document);
-        let blocks = cache.facts(&document.lua_blocks);
+        let blocks = cache.shared(&document.lua_blocks);
         let problems = checks::check(document, &sections, &blocks);
         Model {
             sections,

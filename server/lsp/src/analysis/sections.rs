@@ -2,9 +2,11 @@
 //! runs in, and which targets each caller can see (`language.md` §3.2: a target
 //! resolves against the caller's siblings and direct children).
 
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 use promptforge_syntax::{Body, Document, Heading, Section};
+use rustc_hash::FxHasher;
 
 /// Where a Lua block runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +43,9 @@ pub struct Sections {
     children: Vec<Vec<usize>>,
     callers: Vec<Caller>,
     title: Option<Heading>,
+    /// Each section's heading text hash and index, sorted (so in document order
+    /// among equal hashes): finds the candidates a target names.
+    by_text: Vec<(u64, usize)>,
 }
 
 impl Sections {
@@ -52,11 +57,16 @@ impl Sections {
             children: Vec::new(),
             callers: vec![Caller::Shared; document.lua_blocks.len()],
             title: document.title.clone(),
+            by_text: Vec::new(),
         };
         sections.assign(&document.h1_body, Caller::H1, document);
         for section in &document.sections {
             sections.push(section, None, document);
         }
+        sections.by_text.sort_unstable();
+        // A snapshot keeps its sections while it is the document's latest.
+        sections.all.shrink_to_fit();
+        sections.top.shrink_to_fit();
         sections
     }
 
@@ -76,6 +86,7 @@ impl Sections {
             None => self.top.push(index),
         }
         self.children.push(Vec::new());
+        self.by_text.push((text_hash(&section.heading.text), index));
         self.all.push(SectionEntry {
             heading: section.heading.clone(),
             parent,
@@ -148,28 +159,36 @@ impl Sections {
         let level = target.bytes().take_while(|b| *b == b'#').count();
         let text = target.get(level..)?.strip_prefix(' ')?.trim();
         let level = u8::try_from(level).ok().filter(|l| (2..=6).contains(l))?;
-        let named = |&i: &usize| {
-            self.all
-                .get(i)
-                .is_some_and(|s| s.heading.level == level && s.heading.text == text)
+        let hash = text_hash(text);
+        let first = self.by_text.partition_point(|&(h, _)| h < hash);
+        let candidates = self.by_text[first..]
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, i)| i);
+        let named = |parent: Option<usize>| {
+            candidates.clone().find(|&i| {
+                self.all.get(i).is_some_and(|s| {
+                    s.heading.level == level && s.parent == parent && s.heading.text == text
+                })
+            })
         };
-        // Siblings and children differ in level, so the first match is the only one.
-        let (siblings, own): (&[usize], &[usize]) = match caller {
-            Caller::Shared => (&[], &[]),
-            Caller::H1 => (&self.top, &[]),
+        // The siblings (sections with the caller's parent), then the caller's direct
+        // children; siblings and children differ in level, so the first match is the
+        // only one. `candidates` are in document order, like the siblings and children.
+        match caller {
+            Caller::Shared => None,
+            Caller::H1 => named(None),
             Caller::Section(me) => {
                 let parent = self.all.get(me).and_then(|s| s.parent);
-                let siblings = match parent {
-                    Some(p) => self.children.get(p).map_or(&[][..], Vec::as_slice),
-                    None => &self.top,
-                };
-                (
-                    siblings,
-                    self.children.get(me).map_or(&[][..], Vec::as_slice),
-                )
+                named(parent).or_else(|| {
+                    if me < self.all.len() {
+                        named(Some(me))
+                    } else {
+                        None
+                    }
+                })
             }
-        };
-        siblings.iter().chain(own).copied().find(named)
+        }
     }
 
     /// The section whose heading line holds `offset`.
@@ -189,4 +208,10 @@ impl Sections {
             .next_back()
             .map_or(Caller::H1, Caller::Section)
     }
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut hasher = FxHasher::default();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
