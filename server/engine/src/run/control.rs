@@ -13,7 +13,7 @@ use crate::run::api::var;
 use crate::run::context::{Chain, RaceTracker, SectionCtx};
 use crate::run::json::{self, type_name};
 use crate::run::location::{resolve, Located};
-use crate::run::vm::{usage_error, Abort};
+use crate::run::vm::{lazy_function, usage_error, Abort};
 use crate::run::walk::chain_from;
 
 fn target_arg(function: &str, value: &Value) -> mlua::Result<String> {
@@ -92,60 +92,66 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         })?,
     )?;
 
-    let c = ctx.clone();
+    let outer = ctx.clone();
     globals.set(
         "call",
-        lua.create_async_function(move |lua, (target, input): (Value, Value)| {
-            let ctx = c.clone();
-            async move {
-                let target = target_arg("call", &target)?;
-                let input = match &input {
-                    Value::Nil => String::new(),
-                    Value::String(s) => s.to_string_lossy(),
-                    other => {
-                        return Err(usage_error(messages::call_input_not_string(type_name(
-                            other,
-                        ))))
+        lazy_function(lua, move |lua| {
+            let c = outer.clone();
+            lua.create_async_function(move |lua, (target, input): (Value, Value)| {
+                let ctx = c.clone();
+                async move {
+                    let target = target_arg("call", &target)?;
+                    let input = match &input {
+                        Value::Nil => String::new(),
+                        Value::String(s) => s.to_string_lossy(),
+                        other => {
+                            return Err(usage_error(messages::call_input_not_string(type_name(
+                                other,
+                            ))))
+                        }
+                    };
+                    let located = resolve_target(&ctx, &target)?;
+                    let var = current_var(&lua)?;
+                    let chain = deeper_chain(
+                        &ctx,
+                        input,
+                        var,
+                        None,
+                        ctx.chain.races.clone(),
+                        ctx.chain.cancel.child_token(),
+                    )?;
+                    match chain_from(ctx.run.clone(), chain, located).await {
+                        Ok(result) => Ok(result),
+                        Err(error) => Err(raise_chain_error(&ctx, error)),
                     }
-                };
-                let located = resolve_target(&ctx, &target)?;
-                let var = current_var(&lua)?;
-                let chain = deeper_chain(
-                    &ctx,
-                    input,
-                    var,
-                    None,
-                    ctx.chain.races.clone(),
-                    ctx.chain.cancel.child_token(),
-                )?;
-                match chain_from(ctx.run.clone(), chain, located).await {
-                    Ok(result) => Ok(result),
-                    Err(error) => Err(raise_chain_error(&ctx, error)),
                 }
-            }
+            })
         })?,
     )?;
 
-    let c = ctx.clone();
+    let outer = ctx.clone();
     globals.set(
         "fanout",
-        lua.create_async_function(move |lua, (target, collection): (Value, Value)| {
-            let ctx = c.clone();
-            async move {
-                let target = target_arg("fanout", &target)?;
-                let members = members_of(&collection)?;
-                let located = resolve_target(&ctx, &target)?;
-                let var = current_var(&lua)?;
-                let results = fanout(&ctx, located, members, var).await?;
-                let table = lua.create_table_with_capacity(results.len(), 0)?;
-                for (i, result) in results.into_iter().enumerate() {
-                    match result {
-                        Some(text) => table.raw_set(i + 1, text)?,
-                        None => table.raw_set(i + 1, false)?,
+        lazy_function(lua, move |lua| {
+            let c = outer.clone();
+            lua.create_async_function(move |lua, (target, collection): (Value, Value)| {
+                let ctx = c.clone();
+                async move {
+                    let target = target_arg("fanout", &target)?;
+                    let members = members_of(&collection)?;
+                    let located = resolve_target(&ctx, &target)?;
+                    let var = current_var(&lua)?;
+                    let results = fanout(&ctx, located, members, var).await?;
+                    let table = lua.create_table_with_capacity(results.len(), 0)?;
+                    for (i, result) in results.into_iter().enumerate() {
+                        match result {
+                            Some(text) => table.raw_set(i + 1, text)?,
+                            None => table.raw_set(i + 1, false)?,
+                        }
                     }
+                    Ok(table)
                 }
-                Ok(table)
-            }
+            })
         })?,
     )?;
     Ok(())

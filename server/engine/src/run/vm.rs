@@ -177,6 +177,27 @@ pub fn load_cached<'a>(
     }
 }
 
+const LAZY: &str = r#"
+local make = ...
+local f
+return function(...)
+  if f == nil then f = make() end
+  return f(...)
+end
+"#;
+
+/// A Lua function that builds the real one (`build`) on its first call and then
+/// passes every call on to it: VMs that never call an async API function do not
+/// pay for mlua's async poller.
+pub fn lazy_function<F>(lua: &Lua, build: F) -> mlua::Result<Function>
+where
+    F: Fn(&Lua) -> mlua::Result<Function> + mlua::MaybeSend + 'static,
+{
+    static LAZY_CODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let make = lua.create_function(move |lua, ()| build(lua))?;
+    load_cached(lua, &LAZY_CODE, "=lazy", LAZY).call(make)
+}
+
 /// A fresh sandboxed VM with the limits and the cancel signal of `control`.
 pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE;
@@ -248,7 +269,8 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let raw_pcall: Function = globals.get("pcall")?;
     let raw_xpcall: Function = globals.get("xpcall")?;
     let error: Function = globals.get("error")?;
-    let driver: Function = lua.load(PRELUDE).set_name("=prelude").call((
+    static PRELUDE_CODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let driver: Function = load_cached(&lua, &PRELUDE_CODE, "=prelude", PRELUDE).call((
         raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark,
     ))?;
     lua.set_named_registry_value(DRIVER_KEY, driver)?;

@@ -2,19 +2,25 @@
 
 use std::sync::Arc;
 
-use mlua::{Lua, Value};
+use mlua::{Function, Lua, Value};
 
 use crate::error::{EngineError, ErrorKind};
 use crate::messages;
 use crate::run::context::SectionCtx;
 use crate::run::json::type_name;
-use crate::run::vm::usage_error;
+use crate::run::vm::{lazy_function, usage_error};
 
 /// Installs `input`.
 pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     let table = lua.create_table()?;
     let ctx = ctx.clone();
-    let ask = lua.create_async_function(move |_, question: Value| {
+    let ask = lazy_function(lua, move |lua| ask_function(lua, ctx.clone()))?;
+    table.set("ask", ask)?;
+    lua.globals().set("input", table)
+}
+
+fn ask_function(lua: &Lua, ctx: Arc<SectionCtx>) -> mlua::Result<Function> {
+    lua.create_async_function(move |_, question: Value| {
         let ctx = ctx.clone();
         async move {
             let question = match &question {
@@ -30,7 +36,5 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
                 () = ctx.control.cancel().cancelled() => Err(ctx.control.raise(EngineError::cancelled())),
             }
         }
-    })?;
-    table.set("ask", ask)?;
-    lua.globals().set("input", table)
+    })
 }

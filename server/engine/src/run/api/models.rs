@@ -11,7 +11,7 @@ use crate::run::api::messages::Conversation;
 use crate::run::context::SectionCtx;
 use crate::run::conversation::{self, declared_label, section_label};
 use crate::run::json::type_name;
-use crate::run::vm::usage_error;
+use crate::run::vm::{lazy_function, usage_error};
 
 /// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`.
 #[derive(Clone)]
@@ -180,13 +180,19 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
             handle(&c, &label)
         })?,
     )?;
+    let c = ctx.clone();
     table.set(
         "infer",
-        infer_function(lua, ctx.clone(), None, "models.infer")?,
+        lazy_function(lua, move |lua| {
+            infer_function(lua, c.clone(), None, "models.infer")
+        })?,
     )?;
+    let c = ctx.clone();
     table.set(
         "loop",
-        loop_function(lua, ctx.clone(), None, "models.loop")?,
+        lazy_function(lua, move |lua| {
+            loop_function(lua, c.clone(), None, "models.loop")
+        })?,
     )?;
     lua.globals().set("models", table)
 }
