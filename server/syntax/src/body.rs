@@ -90,10 +90,10 @@ pub fn analyze(
         state: BodyState::default(),
         diagnostics,
     };
-    builder.check_h1_placement(items);
     let first_h1 = items
         .iter()
         .position(|i| matches!(i, Item::Heading(h) if h.level == 1));
+    builder.check_h1_placement(items, first_h1);
     for (index, item) in items.iter().enumerate() {
         builder.read(item.clone(), Some(index) == first_h1, check_lua);
     }
@@ -125,16 +125,12 @@ impl Builder<'_, '_> {
             .push(Diagnostic::new(ParseKind::Structure, message, range));
     }
 
-    /// One error when something comes before the H1, or when there is no H1.
-    fn check_h1_placement(&mut self, items: &[Item]) {
-        let has_h1 = items
-            .iter()
-            .any(|i| matches!(i, Item::Heading(h) if h.level == 1));
-        if has_h1 {
-            if let Some(first) = items.first() {
-                if !matches!(first, Item::Heading(h) if h.level == 1) {
-                    self.structure_error(ONE_H1, first.start());
-                }
+    /// One error when something comes before the H1 (`first_h1` is its item index),
+    /// or when there is no H1.
+    fn check_h1_placement(&mut self, items: &[Item], first_h1: Option<usize>) {
+        if let Some(index) = first_h1 {
+            if let Some(first) = items.first().filter(|_| index > 0) {
+                self.structure_error(ONE_H1, first.start());
             }
             return;
         }

@@ -70,6 +70,22 @@ fn list_of(function: &str, value: &Value) -> mlua::Result<Conversation> {
     }
 }
 
+/// The string or list an infer/loop call works on: the first argument, or the
+/// second for a handle method (`handle:infer(x)`, whose first is the handle).
+fn subject_arg(args: mlua::MultiValue, is_method: bool) -> Value {
+    args.into_iter()
+        .nth(usize::from(is_method))
+        .unwrap_or(Value::Nil)
+}
+
+/// The label a call uses: the handle's, or the section's model.
+fn label_of(ctx: &SectionCtx, fixed: Option<String>) -> mlua::Result<String> {
+    match fixed {
+        Some(label) => Ok(label),
+        None => section_label(ctx).map_err(usage_error),
+    }
+}
+
 fn infer_function(
     lua: &Lua,
     ctx: Arc<SectionCtx>,
@@ -80,16 +96,9 @@ fn infer_function(
         let ctx = ctx.clone();
         let fixed = fixed.clone();
         async move {
-            let mut args = args.into_iter();
-            if fixed.is_some() {
-                args.next();
-            }
-            let x = args.next().unwrap_or(Value::Nil);
+            let x = subject_arg(args, fixed.is_some());
             let messages = conversation_of(name, &x)?;
-            let label = match fixed {
-                Some(label) => label,
-                None => section_label(&ctx).map_err(usage_error)?,
-            };
+            let label = label_of(&ctx, fixed)?;
             conversation::infer(&ctx, &label, messages).await
         }
     })
@@ -105,16 +114,9 @@ fn loop_function(
         let ctx = ctx.clone();
         let fixed = fixed.clone();
         async move {
-            let mut args = args.into_iter();
-            if fixed.is_some() {
-                args.next();
-            }
-            let x = args.next().unwrap_or(Value::Nil);
+            let x = subject_arg(args, fixed.is_some());
             let list = list_of(name, &x)?;
-            let label = match fixed {
-                Some(label) => label,
-                None => section_label(&ctx).map_err(usage_error)?,
-            };
+            let label = label_of(&ctx, fixed)?;
             conversation::run_loop(&ctx, &label, list.records.clone()).await
         }
     })
