@@ -177,6 +177,7 @@ fn bare_vm(c: &mut Criterion) {
         notices: Mutex::new(Vec::new()),
         rounds: Default::default(),
         events: Arc::new(NoEvents),
+        tools: Default::default(),
     });
     let chain = Arc::new(Chain::main(String::new(), CancellationToken::new()));
     c.bench_function("one VM with the whole Lua API", |b| {

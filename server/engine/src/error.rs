@@ -27,6 +27,9 @@ pub enum ErrorKind {
     Limit,
     /// The run was cancelled.
     Cancelled,
+    /// A tool offered to the model whose schema cannot be built (Tools chapter,
+    /// "Scope errors"): it fails the run, so no `pcall` catches it.
+    Binding,
 }
 
 impl ErrorKind {
@@ -41,6 +44,7 @@ impl ErrorKind {
             ErrorKind::InputUnavailable => "input_unavailable",
             ErrorKind::Limit => "limit",
             ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Binding => "binding",
         }
     }
 
@@ -55,12 +59,16 @@ impl ErrorKind {
             ErrorKind::InputUnavailable => RunErrorKind::Input,
             ErrorKind::Limit => RunErrorKind::Limit,
             ErrorKind::Cancelled => RunErrorKind::Cancelled,
+            ErrorKind::Binding => RunErrorKind::Binding,
         }
     }
 
     /// True for the kinds no `pcall` catches.
     pub fn is_fatal(self) -> bool {
-        matches!(self, ErrorKind::Limit | ErrorKind::Cancelled)
+        matches!(
+            self,
+            ErrorKind::Limit | ErrorKind::Cancelled | ErrorKind::Binding
+        )
     }
 }
 

@@ -242,3 +242,224 @@ pub fn model_failure(model: &str, cause: &str) -> String {
 
 /// Lua's own message for a failed allocation.
 pub const LUA_OUT_OF_MEMORY: &str = "not enough memory";
+
+// ---- The tools API (Tools chapter) ----
+
+/// An alias that breaks the alias rule (`tools.always`, `tools.add`, `tools.add_local`).
+pub fn invalid_alias(alias: &str) -> String {
+    format!("invalid alias \"{alias}\": expected [A-Za-z][A-Za-z0-9_-]{{0,63}}")
+}
+
+/// `tools.always` naming an alias that is not a bound tool slot.
+pub fn always_not_bound(alias: &str) -> String {
+    format!("tools.always alias \"{alias}\" is not a bound tool slot")
+}
+
+/// `tools.add` naming an alias that is not a bound tool slot.
+pub fn add_not_bound(alias: &str) -> String {
+    format!("tools.add alias \"{alias}\" is not a bound tool slot")
+}
+
+/// `tools.add` given a description that is not a string.
+pub fn add_override_not_string(type_name: &str) -> String {
+    format!("tools.add override must be a string, got {type_name}")
+}
+
+/// `tools.add` given a third argument.
+pub fn add_extra_argument(type_name: &str) -> String {
+    format!("tools.add takes one alias plus an optional override, got extra {type_name}")
+}
+
+/// `tools.add` given an alias or array element that is neither a string nor a Tool object.
+pub fn add_bad_entry(type_name: &str) -> String {
+    format!("tools.add expects strings, Tool objects, or arrays of either, got {type_name}")
+}
+
+/// `tools.add` given a description with the array form.
+pub const ADD_ARRAY_NO_OVERRIDE: &str = "tools.add array form takes no override";
+
+/// `tools.always` given an alias that is not a string (the spec leaves the text open:
+/// "Pass it the alias as a string").
+pub fn always_alias_not_string(type_name: &str) -> String {
+    format!("tools.always expects an alias string, got {type_name}")
+}
+
+/// `tools.always` given a description that is not a string (the spec leaves the text
+/// open; worded like `tools.add`'s).
+pub fn always_override_not_string(type_name: &str) -> String {
+    format!("tools.always override must be a string, got {type_name}")
+}
+
+/// `tools.always` given a third argument (the spec leaves the text open; worded like
+/// `tools.add`'s).
+pub fn always_extra_argument(type_name: &str) -> String {
+    format!("tools.always takes one alias plus an optional override, got extra {type_name}")
+}
+
+/// A bound tool whose parameter schema is not a JSON object, offered to the model
+/// (run error kind Binding).
+pub fn schema_build_failure(alias: &str) -> String {
+    format!("model-facing schema build failure for tool alias \"{alias}\"")
+}
+
+/// `tools.call` given a first argument that is neither a string nor a Tool object.
+pub fn call_alias_not_string(type_name: &str) -> String {
+    format!("tools.call alias must be a string or Tool object, got {type_name}")
+}
+
+/// `tools.call` given arguments that are not a table.
+pub fn args_not_table(type_name: &str) -> String {
+    format!("args must be a table, got {type_name}")
+}
+
+/// `tools.call` given a table JSON cannot represent.
+pub const ARGS_NOT_JSON: &str = "args must be a JSON-representable table";
+
+/// `tools.call` naming neither a local tool nor a bound alias (kind `unbound_tool`).
+pub fn unbound_tool(name: &str, bound: &[String]) -> String {
+    format!(
+        "tool \"{name}\" is not bound in this run; bound aliases: {}",
+        list(bound)
+    )
+}
+
+/// A tool's own failure, raised at a script call (kind `tool`).
+pub fn tool_call_failure(message: &str) -> String {
+    format!("tool call failure: {message}")
+}
+
+/// A structured tool's output that is not valid JSON (kind `tool`); always so for an
+/// untrusted structured tool, whose output is wrapped before the parse.
+pub fn structured_invalid_json(alias: &str) -> String {
+    tool_call_failure(&format!(
+        "structured tool \"{alias}\" returned invalid JSON"
+    ))
+}
+
+/// A tool's output cut to the limit: the kept text (at most `limit` bytes, cut back to
+/// a character boundary), a newline, then [`output_cut`] (the spec fixes only the
+/// ending; the joining newline is this engine's choice).
+pub fn cut_output(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit;
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = text.get(..end).unwrap_or_default();
+    format!("{kept}\n{}", output_cut(limit))
+}
+
+/// Assigning to `tools.calls`.
+pub const TOOLS_CALLS_READ_ONLY: &str = "tools.calls is read-only";
+
+/// Reading a `tools.calls` key that has no count. The ending follows after one space
+/// (`language.md` §1.5): the bound-slot ending when `bound_unscoped` (a bound alias the
+/// section never scoped or called), else the typo ending while some alias has a count,
+/// else nothing.
+pub fn calls_no_seeded_count(key: &str, seeded: &[String], bound_unscoped: bool) -> String {
+    let mut message = format!(
+        "tools.calls: \"{key}\" has no seeded count; seeded aliases: {}",
+        list(seeded)
+    );
+    if bound_unscoped {
+        message.push_str(" (alias is a bound tool slot but was neither added to this section's scope nor dispatched by tools.call)");
+    } else if !seeded.is_empty() {
+        message.push_str(" - check for typos or add it via tools.add");
+    }
+    message
+}
+
+/// `tools.add_local` with an alias that is a bound tool slot.
+pub fn add_local_duplicates_slot(alias: &str) -> String {
+    format!("tools.add_local alias \"{alias}\" duplicates a bound tool slot")
+}
+
+/// A second `tools.add_local` with the same alias in one section.
+pub fn add_local_already_registered(alias: &str) -> String {
+    format!("tools.add_local alias \"{alias}\" is already registered")
+}
+
+/// A parameter type other than the four.
+pub fn add_local_unsupported_type(name: &str, type_text: &str) -> String {
+    format!("tools.add_local param \"{name}\" has unsupported type \"{type_text}\": expected \"string\", \"integer\", \"number\", or \"boolean\"")
+}
+
+/// A parameter spec that is neither a string nor a table (and a table that is not a
+/// `{type, description}` array: the spec leaves that case open, this message fits it).
+pub fn add_local_bad_param(name: &str) -> String {
+    format!(
+        "tools.add_local param \"{name}\" must be a type string or a {{type, description}} array"
+    )
+}
+
+/// `tools.add_local` given an alias that is not a string (the spec leaves the text open).
+pub fn add_local_alias_not_string(type_name: &str) -> String {
+    format!("tools.add_local alias must be a string, got {type_name}")
+}
+
+/// `tools.add_local` given a description that is not a string (the spec leaves the text open).
+pub fn add_local_description_not_string(type_name: &str) -> String {
+    format!("tools.add_local description must be a string, got {type_name}")
+}
+
+/// `tools.add_local` given params that are not a table (the spec leaves the text open).
+pub fn add_local_params_not_table(type_name: &str) -> String {
+    format!("tools.add_local params must be a table, got {type_name}")
+}
+
+/// A params key that is not a string (the spec leaves the text open).
+pub fn add_local_param_name_not_string(type_name: &str) -> String {
+    format!("tools.add_local param names must be strings, got {type_name}")
+}
+
+/// `tools.add_local` given a handler that is not a function (the spec leaves the text open).
+pub fn add_local_handler_not_function(type_name: &str) -> String {
+    format!("tools.add_local handler must be a function, got {type_name}")
+}
+
+/// A model tool call whose arguments break the tool's schema; the model receives it
+/// wrapped as untrusted (`language.md` §4).
+pub fn invalid_arguments(alias: &str, reason: &str) -> String {
+    format!("invalid arguments for tool \"{alias}\": {reason}")
+}
+
+/// Reason: the arguments text is not JSON (the spec leaves the text open).
+pub const ARGUMENTS_NOT_JSON: &str = "the arguments are not valid JSON";
+
+/// Reason: the arguments are JSON but not an object (the spec leaves the text open).
+pub fn arguments_not_object(json_type: &str) -> String {
+    format!("the arguments must be a JSON object, got {json_type}")
+}
+
+/// Reason: a required property is missing (the spec leaves the text open).
+pub fn missing_property(name: &str) -> String {
+    format!("missing required property \"{name}\"")
+}
+
+/// Reason: a property has the wrong JSON type (the spec leaves the text open);
+/// `expected` is the schema's type, or its types joined with ` or `.
+pub fn wrong_property_type(name: &str, expected: &str, found: &str) -> String {
+    format!("property \"{name}\" must be of type {expected}, got {found}")
+}
+
+/// `tools.allow_tasks` given something other than an array of target strings (the
+/// spec leaves the text open).
+pub fn allow_tasks_not_array(type_name: &str) -> String {
+    format!("tools.allow_tasks expects an array of target strings, got {type_name}")
+}
+
+/// The model's `task` naming a target outside the section's list (a tool error for
+/// the model; the spec leaves the text open).
+pub fn task_target_not_allowed(target: &str, allowed: &[String]) -> String {
+    format!(
+        "task target \"{target}\" is not allowed in this section; allowed targets: {}",
+        list(allowed)
+    )
+}
+
+/// A task tool naming an id that no task has (the spec leaves the text open).
+pub fn no_such_task(id: &str) -> String {
+    format!("no task has the id \"{id}\"")
+}

@@ -14,6 +14,7 @@ use crate::messages;
 use crate::prepare::Prepared;
 use crate::run::identity::RunIdentity;
 use crate::run::location::SectionPath;
+use crate::run::tools::{RunTools, SectionTools};
 use crate::run::vm::VmControl;
 use crate::store::Store;
 
@@ -61,6 +62,8 @@ pub struct RunShared {
     pub rounds: AtomicU64,
     /// The listener.
     pub events: Arc<dyn RunEvents>,
+    /// The `tools.always` list, the run-wide call counts and the tasks.
+    pub tools: RunTools,
 }
 
 impl RunShared {
@@ -161,6 +164,8 @@ pub struct SectionState {
     pub model_use: Option<String>,
     /// True after the section's first tool or model call.
     pub first_call: bool,
+    /// The section's scope, call counts and local tools.
+    pub tools: SectionTools,
 }
 
 /// One section's run: its VM's context.

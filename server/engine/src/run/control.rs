@@ -40,13 +40,14 @@ fn raise_chain_error(ctx: &SectionCtx, error: RunError) -> mlua::Error {
         RunErrorKind::Model => ErrorKind::Model,
         RunErrorKind::Store => ErrorKind::Store,
         RunErrorKind::Input => ErrorKind::InputUnavailable,
+        RunErrorKind::Binding => ErrorKind::Binding,
         _ => return usage_error(error.message),
     };
     ctx.control.raise(EngineError::new(kind, error.message))
 }
 
 /// A chain one deeper than the caller's, or the depth limit.
-fn deeper_chain(
+pub(crate) fn deeper_chain(
     ctx: &SectionCtx,
     args: String,
     var: serde_json::Value,
@@ -85,6 +86,9 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         lua.create_function(move |_, target: Value| {
             if c.control.shared_loading.load(Ordering::SeqCst) {
                 return Err::<(), _>(usage_error(messages::JUMP_WHILE_SHARED_LOADS));
+            }
+            if c.control.handlers.load(Ordering::SeqCst) > 0 {
+                return Err(usage_error(messages::JUMP_IN_HANDLER));
             }
             let target = target_arg("jump", &target)?;
             let located = resolve_target(&c, &target)?;

@@ -3,11 +3,14 @@
 
 use std::sync::{Arc, Mutex};
 
+use mlua::{Lua, Value};
+
 use crate::error::{EngineError, ErrorKind};
 use crate::messages;
 use crate::models::{ChatMessage, ModelReply, ModelRequest, Role, ToolSpec};
 use crate::prepare::ModelLabel;
 use crate::run::context::SectionCtx;
+use crate::run::tools::{dispatch, scope};
 use crate::run::vm::usage_error;
 
 /// A label declared under `models:`, or the undeclared-label message.
@@ -39,12 +42,10 @@ pub fn section_label(ctx: &SectionCtx) -> Result<String, String> {
     }
 }
 
-/// The tools offered to the model in this section's rounds, in scope order. The
-/// scope is built by `tools.always`, `tools.add` and `tools.add_local`, which come
-/// with the tools API; until then every section's scope is empty and its rounds go
-/// out with no tool list.
-fn offered_tools(_ctx: &SectionCtx) -> Vec<ToolSpec> {
-    Vec::new()
+/// The tools offered to the model in this round, in scope order (rebuilt for each
+/// round); a bound tool whose schema is not a JSON object fails the run (Binding).
+fn offered_tools(ctx: &SectionCtx) -> mlua::Result<Vec<ToolSpec>> {
+    scope::offered(ctx).map_err(|error| ctx.control.raise(error))
 }
 
 /// One model round on `label`'s Host model.
@@ -107,12 +108,14 @@ pub async fn infer(
 }
 
 /// `loop`: rounds with the section's scope until the model replies with text; the
-/// records are appended to `list`; returns the reply text.
+/// records are appended to `list`; returns the reply text, or Err(value) when a
+/// local tool's handler raised `value` (raised again at the `models.loop` call).
 pub async fn run_loop(
+    lua: &Lua,
     ctx: &SectionCtx,
     label: &str,
     list: Arc<Mutex<Vec<ChatMessage>>>,
-) -> mlua::Result<String> {
+) -> mlua::Result<Result<String, Value>> {
     let label = declared_label(ctx, label).map_err(usage_error)?;
     let cap = ctx.run.prepared.round_cap;
     let mut rounds = 0u32;
@@ -123,28 +126,41 @@ pub async fn run_loop(
                 .raise(EngineError::new(ErrorKind::Tool, messages::round_cap(cap))));
         }
         rounds += 1;
-        let offered = offered_tools(ctx);
+        let offered = offered_tools(ctx)?;
         let snapshot = list.lock().map(|l| l.clone()).unwrap_or_default();
         let reply = round(ctx, &label, snapshot, offered.clone()).await?;
         if reply.tool_calls.is_empty() {
             if let Ok(mut list) = list.lock() {
                 list.push(ChatMessage::text(Role::Assistant, reply.content.clone()));
             }
-            return Ok(reply.content);
+            return Ok(Ok(reply.content));
         }
-        dispatch_calls(ctx, &reply, &offered)?;
+        let records = match dispatch_calls(lua, ctx, &reply, &offered).await? {
+            Ok(records) => records,
+            Err(raised) => return Ok(Err(raised)),
+        };
+        if let Ok(mut list) = list.lock() {
+            list.extend(records);
+        }
     }
 }
 
-/// Runs a reply's tool calls. A batch is all-or-nothing: a name outside the round's
-/// offered tools fails the whole round before any call runs.
-fn dispatch_calls(ctx: &SectionCtx, reply: &ModelReply, offered: &[ToolSpec]) -> mlua::Result<()> {
-    let in_scope: Vec<String> = offered.iter().map(|t| t.name.clone()).collect();
+/// Runs a reply's tool calls and gives the records they add: the assistant record
+/// holding the calls, then one tool record per call, in call order. A batch is
+/// all-or-nothing: a name outside the round's offered tools fails the whole round
+/// before any call runs.
+async fn dispatch_calls(
+    lua: &Lua,
+    ctx: &SectionCtx,
+    reply: &ModelReply,
+    offered: &[ToolSpec],
+) -> mlua::Result<Result<Vec<ChatMessage>, Value>> {
     if let Some(outside) = reply
         .tool_calls
         .iter()
-        .find(|c| !in_scope.contains(&c.name))
+        .find(|c| !offered.iter().any(|t| t.name == c.name))
     {
+        let in_scope = scope::in_scope_aliases(offered);
         let bound = ctx.run.prepared.bound_aliases().contains(&outside.name);
         let message = messages::out_of_scope_tool(&outside.name, &in_scope, bound);
         return Err(ctx.control.raise(EngineError::named(
@@ -153,7 +169,25 @@ fn dispatch_calls(ctx: &SectionCtx, reply: &ModelReply, offered: &[ToolSpec]) ->
             message,
         )));
     }
-    Err(usage_error(
-        "model tool calls are dispatched by the tools API, which this engine does not have yet",
-    ))
+    let mut records = vec![ChatMessage {
+        role: Role::Assistant,
+        content: reply.content.clone(),
+        tool_calls: reply.tool_calls.clone(),
+        tool_call_id: None,
+        name: None,
+    }];
+    for call in &reply.tool_calls {
+        let content = match dispatch::model_call(lua, ctx, call, offered).await? {
+            Ok(content) => content,
+            Err(raised) => return Ok(Err(raised)),
+        };
+        records.push(ChatMessage {
+            role: Role::Tool,
+            content,
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call.id.clone()),
+            name: Some(call.name.clone()),
+        });
+    }
+    Ok(Ok(records))
 }

@@ -7,6 +7,7 @@ pub mod conversation;
 pub mod identity;
 pub mod json;
 pub mod location;
+pub mod tools;
 pub mod vm;
 pub mod walk;
 
@@ -96,6 +97,7 @@ pub async fn run(
         notices: Mutex::new(Vec::new()),
         rounds: AtomicU64::new(0),
         events,
+        tools: Default::default(),
     });
     for line in shared.prepared.log.clone() {
         shared.log_line(line);
@@ -117,7 +119,7 @@ pub async fn run(
     Outcome {
         result,
         error,
-        calls: BTreeMap::new(),
+        calls: shared.tools.run_counts(),
         log: shared.log.lock().map(|l| l.clone()).unwrap_or_default(),
         notices: shared.notices.lock().map(|n| n.clone()).unwrap_or_default(),
         rounds: shared.rounds.load(Ordering::SeqCst),

@@ -26,6 +26,8 @@ const YIELD_EVERY: u64 = 10;
 
 const DRIVER_KEY: &str = "promptforge.driver";
 const TOSTRING_KEY: &str = "promptforge.tostring";
+const PCALL_KEY: &str = "promptforge.pcall";
+const ERROR_KEY: &str = "promptforge.error";
 
 /// What ends a block early and passes through every `pcall`.
 #[derive(Debug, Clone)]
@@ -48,6 +50,8 @@ pub struct VmControl {
     last_line: Mutex<Option<(usize, u32)>>,
     /// The thread running the current block: only it yields to the scheduler.
     driver_thread: AtomicUsize,
+    /// Local tool handlers running now, nested ones included (jump is refused then).
+    pub handlers: AtomicUsize,
 }
 
 impl VmControl {
@@ -61,6 +65,7 @@ impl VmControl {
             limits,
             last_line: Mutex::new(None),
             driver_thread: AtomicUsize::new(0),
+            handlers: AtomicUsize::new(0),
         }
     }
 
@@ -85,7 +90,8 @@ impl VmControl {
         }
     }
 
-    fn is_aborted(&self) -> bool {
+    /// True while a jump, a limit or a cancellation unwinds the VM.
+    pub fn is_aborted(&self) -> bool {
         self.abort.lock().map(|a| a.is_some()).unwrap_or(true)
     }
 
@@ -198,6 +204,31 @@ where
     load_cached(lua, &LAZY_CODE, "=lazy", LAZY).call(make)
 }
 
+const RERAISE: &str = r#"
+local inner, error = ...
+return function(...)
+  local ok, value = inner(...)
+  if not ok then error(value, 0) end
+  return value
+end
+"#;
+
+/// A Lua function around `inner`, which returns `(true, value)` or `(false, error)`:
+/// it returns the value, or raises the error value itself (a handler's own error
+/// value, whatever its type, raised again at the call).
+pub fn reraising(lua: &Lua, inner: Function) -> mlua::Result<Function> {
+    static RERAISE_CODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let error: Function = lua.named_registry_value(ERROR_KEY)?;
+    load_cached(lua, &RERAISE_CODE, "=reraise", RERAISE).call((inner, error))
+}
+
+/// Calls `f(arg)` under the VM's `pcall` (which never catches a jump, a limit or a
+/// cancellation): `(true, values...)` or `(false, error value)`.
+pub async fn protected_call(lua: &Lua, f: Function, arg: Value) -> mlua::Result<MultiValue> {
+    let pcall: Function = lua.named_registry_value(PCALL_KEY)?;
+    pcall.call_async((f, arg)).await
+}
+
 /// A fresh sandboxed VM with the limits and the cancel signal of `control`.
 pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE;
@@ -274,6 +305,10 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
         raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark,
     ))?;
     lua.set_named_registry_value(DRIVER_KEY, driver)?;
+    let wrapped_pcall: Function = globals.get("pcall")?;
+    lua.set_named_registry_value(PCALL_KEY, wrapped_pcall)?;
+    let error: Function = globals.get("error")?;
+    lua.set_named_registry_value(ERROR_KEY, error)?;
 
     let hook_control = control.clone();
     let budget = control.limits.lua_instructions;

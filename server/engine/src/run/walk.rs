@@ -44,6 +44,8 @@ pub async fn run_section(
         control: control.clone(),
         state: Mutex::new(SectionState::default()),
     });
+    // Tasks still running when the section ends are cancelled.
+    let _end_tasks = crate::run::tools::tasks::SectionEnd(ctx.clone());
     let lua = vm::new_lua(&control)
         .map_err(|e| RunError::internal(format!("a Lua VM cannot be created: {e}")))?;
     let installed = api::install_base(&lua, &ctx);

@@ -30,6 +30,7 @@ pub fn install_base(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     control::install(lua, ctx)?;
     models::install(lua, ctx)?;
     messages::install(lua)?;
+    tools::install(lua, ctx)?;
     Ok(())
 }
 

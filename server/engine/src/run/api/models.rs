@@ -11,7 +11,7 @@ use crate::run::api::messages::Conversation;
 use crate::run::context::SectionCtx;
 use crate::run::conversation::{self, declared_label, section_label};
 use crate::run::json::type_name;
-use crate::run::vm::{lazy_function, usage_error};
+use crate::run::vm::{lazy_function, reraising, usage_error};
 
 /// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`.
 #[derive(Clone)]
@@ -110,16 +110,23 @@ fn loop_function(
     fixed: Option<String>,
     name: &'static str,
 ) -> mlua::Result<Function> {
-    lua.create_async_function(move |_, args: mlua::MultiValue| {
+    let inner = lua.create_async_function(move |lua, args: mlua::MultiValue| {
         let ctx = ctx.clone();
         let fixed = fixed.clone();
         async move {
             let x = subject_arg(args, fixed.is_some());
             let list = list_of(name, &x)?;
             let label = label_of(&ctx, fixed)?;
-            conversation::run_loop(&ctx, &label, list.records.clone()).await
+            Ok(
+                match conversation::run_loop(&lua, &ctx, &label, list.records.clone()).await? {
+                    Ok(text) => (true, Value::String(lua.create_string(&text)?)),
+                    // A local tool handler's own error value, raised again here.
+                    Err(raised) => (false, raised),
+                },
+            )
         }
-    })
+    })?;
+    reraising(lua, inner)
 }
 
 impl UserData for ModelHandle {

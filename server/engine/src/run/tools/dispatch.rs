@@ -1,0 +1,190 @@
+//! Running tool calls (Tools chapter, "Calling tools from Lua" to "Tool failures"):
+//! a script's `tools.call` and one model tool call inside `models.loop`.
+
+use std::sync::Arc;
+
+use mlua::{Lua, Value};
+use serde_json::Value as Json;
+
+use crate::error::{EngineError, ErrorKind};
+use crate::harness::{OutputKind, Tool, ToolError, ToolOutput, Trust};
+use crate::messages;
+use crate::models::{ToolCall, ToolSpec};
+use crate::run::api::tools::ToolObject;
+use crate::run::context::SectionCtx;
+use crate::run::json::{self, type_name};
+use crate::run::tools::calls::count_call;
+use crate::run::tools::local::run_handler;
+use crate::run::tools::schema::check_arguments;
+use crate::run::tools::scope::bound_tool;
+use crate::run::tools::{is_engine_tool, tasks};
+use crate::run::vm::usage_error;
+
+/// What a call made from Lua ends with: `(true, value)` returns the value, `(false,
+/// value)` raises it (a local handler's own error value).
+pub type Returned = (bool, Value);
+
+/// Runs a bound tool on JSON `arguments` with the chain's cancel signal; the output
+/// is cut to the run's limit. A cancellation returns at once and raises `cancelled`.
+pub async fn run_bound(
+    ctx: &SectionCtx,
+    tool: &Arc<dyn Tool>,
+    arguments: &str,
+) -> mlua::Result<Result<ToolOutput, ToolError>> {
+    let cancel = ctx.control.cancel().clone();
+    if cancel.is_cancelled() {
+        return Err(ctx.control.raise(EngineError::cancelled()));
+    }
+    let outcome = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(ctx.control.raise(EngineError::cancelled())),
+        outcome = tool.call(arguments, &cancel) => outcome,
+    };
+    if cancel.is_cancelled() {
+        return Err(ctx.control.raise(EngineError::cancelled()));
+    }
+    let limit = usize::try_from(ctx.run.limits.tool_output_bytes).unwrap_or(usize::MAX);
+    Ok(outcome.map(|mut output| {
+        output.text = messages::cut_output(&output.text, limit);
+        output
+    }))
+}
+
+/// The output's text as the caller reads it: untrusted output in the envelope with
+/// the run's nonce, trusted output exactly as produced.
+fn shown(ctx: &SectionCtx, output: &ToolOutput) -> String {
+    match output.trust {
+        Trust::Trusted => output.text.clone(),
+        Trust::Untrusted => wrap(ctx, &output.text),
+    }
+}
+
+/// `text` in the untrusted envelope with the run's nonce.
+pub fn wrap(ctx: &SectionCtx, text: &str) -> String {
+    messages::untrusted_envelope(&ctx.run.identity.nonce, text)
+}
+
+/// The name a `tools.call` names: an alias string or a Tool object.
+fn called_name(target: &Value) -> mlua::Result<String> {
+    match target {
+        Value::String(s) => Ok(s.to_string_lossy()),
+        Value::UserData(ud) => match ud.borrow::<ToolObject>() {
+            Ok(tool) => Ok(tool.alias.clone()),
+            Err(_) => Err(usage_error(messages::call_alias_not_string("userdata"))),
+        },
+        other => Err(usage_error(messages::call_alias_not_string(type_name(
+            other,
+        )))),
+    }
+}
+
+/// The JSON arguments of a `tools.call`: nil is `{}`.
+fn call_arguments(args: &Value) -> mlua::Result<Json> {
+    match args {
+        Value::Nil => Ok(Json::Object(Default::default())),
+        Value::Table(_) => json::to_json(args).map_err(|_| usage_error(messages::ARGS_NOT_JSON)),
+        other => Err(usage_error(messages::args_not_table(type_name(other)))),
+    }
+}
+
+fn unbound(ctx: &SectionCtx, name: &str) -> mlua::Error {
+    let bound = ctx.run.prepared.bound_aliases();
+    mlua::Error::external(EngineError::named(
+        ErrorKind::UnboundTool,
+        name,
+        messages::unbound_tool(name, &bound),
+    ))
+}
+
+fn tool_failure(message: impl Into<String>) -> mlua::Error {
+    mlua::Error::external(EngineError::new(ErrorKind::Tool, message))
+}
+
+/// `tools.call(alias, args)`: a local tool first, then a bound slot; the four Engine
+/// tool names and every other name fail with `unbound_tool`. Script calls reach any
+/// bound tool, in the section's scope or not. Argument errors come before the name
+/// is resolved; a script call's arguments are not checked against the schema.
+pub async fn script_call(
+    lua: &Lua,
+    ctx: &SectionCtx,
+    target: Value,
+    args: Value,
+) -> mlua::Result<Returned> {
+    let name = called_name(&target)?;
+    let arguments = call_arguments(&args)?;
+    if is_engine_tool(&name) {
+        return Err(unbound(ctx, &name));
+    }
+    if ctx.with_state(|s| s.tools.local(&name).is_some()) {
+        count_call(ctx, &name);
+        return Ok(match run_handler(lua, ctx, &name, &arguments).await? {
+            Ok(text) => (true, Value::String(lua.create_string(&text)?)),
+            Err(raised) => (false, raised),
+        });
+    }
+    let Some(tool) = bound_tool(ctx, &name) else {
+        return Err(unbound(ctx, &name));
+    };
+    count_call(ctx, &name);
+    let output = match run_bound(ctx, &tool, &arguments.to_string()).await? {
+        Ok(output) => output,
+        Err(failure) => return Err(tool_failure(messages::tool_call_failure(&failure.message))),
+    };
+    let value = match output.kind {
+        OutputKind::Plain => Value::String(lua.create_string(shown(ctx, &output))?),
+        OutputKind::Structured => {
+            let parsed = match output.trust {
+                Trust::Trusted => serde_json::from_str::<Json>(&output.text).ok(),
+                // Wrapped before the parse: never valid JSON.
+                Trust::Untrusted => None,
+            };
+            match parsed {
+                Some(data) => json::to_lua(lua, &data)?,
+                None => return Err(tool_failure(messages::structured_invalid_json(&name))),
+            }
+        }
+    };
+    Ok((true, value))
+}
+
+/// One model tool call of a round (its name is among `offered`): Ok(Ok(text)) is
+/// the call's tool record content; Ok(Err(value)) a local handler's error, which
+/// ends the loop; Err a failure that ends it too. A bound tool's failure goes back
+/// to the model as the tool's own failure text (without the script's `tool call
+/// failure: ` prefix) in the untrusted envelope; arguments that break the schema go
+/// back as `invalid arguments for tool ...`, wrapped too. The call counts before
+/// its arguments are checked. The Engine's task tools are not counted (they are not
+/// aliases).
+pub async fn model_call(
+    lua: &Lua,
+    ctx: &SectionCtx,
+    call: &ToolCall,
+    offered: &[ToolSpec],
+) -> mlua::Result<Result<String, Value>> {
+    let name = call.name.as_str();
+    let Some(spec) = offered.iter().find(|s| s.name == name) else {
+        return Err(usage_error(messages::out_of_scope_tool(name, &[], false)));
+    };
+    if is_engine_tool(name) {
+        return tasks::engine_call(lua, ctx, spec, &call.arguments)
+            .await
+            .map(Ok);
+    }
+    count_call(ctx, name);
+    let arguments = match check_arguments(&spec.parameters, &call.arguments) {
+        Ok(arguments) => arguments,
+        Err(reason) => return Ok(Ok(wrap(ctx, &messages::invalid_arguments(name, &reason)))),
+    };
+    if ctx.with_state(|s| s.tools.local(name).is_some()) {
+        return run_handler(lua, ctx, name, &arguments).await;
+    }
+    let Some(tool) = bound_tool(ctx, name) else {
+        return Err(unbound(ctx, name));
+    };
+    Ok(Ok(
+        match run_bound(ctx, &tool, &arguments.to_string()).await? {
+            Ok(output) => shown(ctx, &output),
+            Err(failure) => wrap(ctx, &failure.message),
+        },
+    ))
+}
