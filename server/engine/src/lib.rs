@@ -7,6 +7,7 @@ pub mod host;
 pub mod input;
 pub mod messages;
 pub mod models;
+pub mod plugins;
 pub mod prepare;
 pub mod run;
 pub mod store;

@@ -157,14 +157,20 @@ pub async fn prepare(
         let outcome = match plugin {
             None => Err(messages::PLUGIN_NOT_REGISTERED.to_owned()),
             Some(_) if !conflicts.is_empty() => continue,
-            Some(plugin) => plugin
-                .activate(Activation {
-                    filesystem: store.clone(),
-                    cancel: cancel.clone(),
-                    services: host.services(),
-                })
-                .await
-                .map_err(|e| e.reason),
+            Some(plugin) => {
+                let activated = plugin
+                    .activate(Activation {
+                        filesystem: store.clone(),
+                        cancel: cancel.clone(),
+                        services: host.services(),
+                    })
+                    .await
+                    .map_err(|e| e.reason);
+                // What the Plugin skipped while activating (an MCP tool whose name
+                // does not fit the segment grammar) goes to the run log.
+                log.extend(plugin.take_log());
+                activated
+            }
         };
         match outcome {
             Ok(tools) => log.extend(catalog.admit(id, tools)),
@@ -291,12 +297,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_required_plugin_is_refused() {
-        let text = prompt("plugins: [promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\n");
+        let text = prompt("plugins: [acme/absent]\ntools:\n  fetch: acme/absent/fetch\n");
         let error = run_prepare(&text, &Host::offline()).await.unwrap_err();
         assert_eq!(error.kind, RunErrorKind::RequirementsUnmet);
         assert_eq!(
             error.message,
-            "the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web"
+            "the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent"
         );
         assert_eq!(error.position, None);
     }

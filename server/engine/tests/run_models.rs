@@ -262,12 +262,16 @@ fn alias_globals_are_frozen_tool_objects_installed_after_the_shared_library() {
 #[test]
 fn a_prompt_needing_an_unregistered_plugin_is_refused() {
     let text = prompt(
-        "plugins: [promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\n",
+        "plugins: [acme/absent]\ntools:\n  fetch: acme/absent/fetch\n",
         &format!("## S\n\n{}", lua("return 1")),
     );
     assert_eq!(
         error(&run(&text, "")),
-        ("RequirementsUnmet".into(), "the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web".into())
+        (
+            "RequirementsUnmet".into(),
+            "the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent"
+                .into()
+        )
     );
 }
 

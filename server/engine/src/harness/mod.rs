@@ -1,11 +1,13 @@
 //! The Harness: the Plugins the Host registers, and the run's tool catalog built
 //! from the Plugins a prompt declares (Tools chapter, "Declaring Plugins" to "Tool slots").
 
+pub mod parameters;
 pub mod plugin;
 pub mod tool;
 
 use std::sync::Arc;
 
+pub use parameters::parameter_lines;
 pub use plugin::{Activation, ActivationError, Plugin, Services};
 pub use tool::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
 

@@ -84,4 +84,10 @@ pub trait Plugin: Send + Sync {
     /// Activates the Plugin for one run and returns its tools, in its own order.
     async fn activate(&self, activation: Activation)
         -> Result<Vec<Arc<dyn Tool>>, ActivationError>;
+    /// The run log lines of the latest activations (such as tools an MCP server
+    /// lists that the Plugin skipped), drained: prepare appends them to the run log
+    /// right after `activate` returns.
+    fn take_log(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

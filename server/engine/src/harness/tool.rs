@@ -122,6 +122,17 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// The JSON Schema object of the arguments.
     fn parameters(&self) -> &serde_json::Value;
+    /// How the tool marks its output, for the catalog listing (`promptforge catalog`,
+    /// hovers); each call's [`ToolOutput`] carries the marking that counts. Any
+    /// marking other than trusted counts as untrusted, so that is the default.
+    fn trust(&self) -> Trust {
+        Trust::Untrusted
+    }
+    /// The tool's output kind, for the catalog listing; each call's output says
+    /// what a script receives.
+    fn output_kind(&self) -> OutputKind {
+        OutputKind::Plain
+    }
     /// Runs the tool on JSON `arguments`; returns at once when `cancel` fires.
     async fn call(
         &self,

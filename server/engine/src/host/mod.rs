@@ -18,6 +18,8 @@ use crate::models::providers::anthropic::{AnthropicProvider, AnthropicSettings};
 use crate::models::providers::openai::{OpenAiProvider, OpenAiSettings};
 use crate::models::script::ScriptProvider;
 use crate::models::ModelProvider;
+use crate::plugins::mcp::McpPlugin;
+use crate::plugins::web::WebPlugin;
 
 /// Seconds a model round may take when `timeout_s` is not set.
 pub const DEFAULT_TIMEOUT_S: u64 = 120;
@@ -85,9 +87,15 @@ impl Host {
         for (name, model) in &config.models {
             models.insert(name.clone(), build_model(&config, name, model, env)?);
         }
+        let mut harness = Harness::new();
+        harness.register(Arc::new(WebPlugin::from_config(&config.web, env)));
+        let base_dir = config.base_dir();
+        for (id, plugin) in &config.plugins {
+            harness.register(Arc::new(McpPlugin::from_config(id, plugin, &base_dir, env)));
+        }
         Ok(Host {
             config,
-            harness: Harness::new(),
+            harness,
             models,
             echo: HostModel {
                 name: ECHO_MODEL.to_owned(),
@@ -99,11 +107,17 @@ impl Host {
         })
     }
 
-    /// The Host of the built-in defaults: no models (every label uses `echo`), no Plugins.
+    /// The Host of the built-in defaults: no models (every label uses `echo`), and only
+    /// `promptforge/web` with its defaults (fetch of public addresses, no search).
     pub fn offline() -> Host {
+        let mut harness = Harness::new();
+        harness.register(Arc::new(WebPlugin::from_config(
+            &config::WebConfig::default(),
+            &|_| None,
+        )));
         Host {
             config: Config::default(),
-            harness: Harness::new(),
+            harness,
             models: BTreeMap::new(),
             echo: HostModel {
                 name: ECHO_MODEL.to_owned(),

@@ -56,6 +56,19 @@ impl Reply {
         }
     }
 
+    /// A reply with a whole body of raw bytes (e.g. a latin-1 page).
+    pub fn bytes(status: u16, content_type: &str, body: &[u8]) -> Reply {
+        Reply {
+            chunks: vec![body.to_vec()],
+            ..Reply::body(status, content_type, "")
+        }
+    }
+
+    /// A redirect (`status` 301, 302, 303, 307 or 308) to `location`.
+    pub fn redirect(status: u16, location: &str) -> Reply {
+        Reply::body(status, "text/plain", "").header("location", location)
+    }
+
     /// A 200 `text/event-stream` reply of `body`, cut into many small chunks.
     pub fn sse(body: &str) -> Reply {
         let bytes = body.as_bytes();
@@ -137,6 +150,7 @@ impl Recorded {
 pub struct Server {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    accepted: Arc<AtomicUsize>,
     task: JoinHandle<()>,
 }
 
@@ -151,9 +165,12 @@ impl Server {
         let replies = Arc::new(replies);
         let count = Arc::new(AtomicUsize::new(0));
         let recorded = requests.clone();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let accepting = accepted.clone();
         let task = tokio::spawn(async move {
             let mut connections = JoinSet::new();
             while let Ok((socket, _)) = listener.accept().await {
+                accepting.fetch_add(1, Ordering::SeqCst);
                 let (replies, count, recorded) = (replies.clone(), count.clone(), recorded.clone());
                 connections.spawn(async move {
                     let Some(request) = read_request(socket).await else {
@@ -173,6 +190,7 @@ impl Server {
         Server {
             addr,
             requests,
+            accepted,
             task,
         }
     }
@@ -180,6 +198,21 @@ impl Server {
     /// `http://127.0.0.1:{port}`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// The connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
     }
 
     /// The requests read so far.

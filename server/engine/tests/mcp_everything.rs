@@ -1,0 +1,617 @@
+//! MCP servers as Plugins (`host.md` §3), against the real reference server
+//! `@modelcontextprotocol/server-everything` and a small stub server.
+//!
+//! The reference server is found at `$PROMPTFORGE_MCP_EVERYTHING` (its
+//! `dist/index.js`), else in `<repo>/target/mcp`, where
+//! `scripts/install-mcp-everything.sh` installs it (the tests run that script
+//! themselves when the server is missing). They need `node` and `npm` on `PATH`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use promptforge_engine::harness::{
+    Activation, ActivationError, OutputKind, Plugin, Services, Tool, Trust,
+};
+use promptforge_engine::host::config::PluginConfig;
+use promptforge_engine::plugins::mcp::McpPlugin;
+use promptforge_engine::{Host, Store};
+use tokio_util::sync::CancellationToken;
+
+const ID: &str = "acme/everything";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The server-everything entry script; fails the test when it is not installed.
+fn everything() -> PathBuf {
+    if let Some(path) = std::env::var_os("PROMPTFORGE_MCP_EVERYTHING") {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "PROMPTFORGE_MCP_EVERYTHING={} is not a file",
+            path.display()
+        );
+        return path;
+    }
+    let path = repo_root()
+        .join("target/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    install_once(&path);
+    assert!(
+        path.is_file(),
+        "@modelcontextprotocol/server-everything is not installed at {}: run scripts/install-mcp-everything.sh (or set PROMPTFORGE_MCP_EVERYTHING to its dist/index.js)",
+        path.display()
+    );
+    path
+}
+
+/// Runs `scripts/install-mcp-everything.sh` once per test process when the server
+/// is not installed yet, so `cargo test --workspace` works on a fresh machine with
+/// node and npm (the script pins the version and does nothing when it is there).
+fn install_once(entry: &Path) {
+    static INSTALLED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        if entry.is_file() {
+            return;
+        }
+        let status = std::process::Command::new("bash")
+            .arg(repo_root().join("scripts/install-mcp-everything.sh"))
+            .status();
+        assert!(
+            matches!(status, Ok(s) if s.success()),
+            "installing @modelcontextprotocol/server-everything failed ({status:?}); it needs node and npm"
+        );
+    });
+}
+
+fn stub() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_stub.js")
+}
+
+fn host_env(name: &str) -> Option<String> {
+    match name {
+        "CORP_TOKEN" => Some("tok-123".to_owned()),
+        _ => std::env::var(name).ok(),
+    }
+}
+
+fn plugin_of(command: &str, args: &[&str]) -> McpPlugin {
+    let config = PluginConfig {
+        command: command.to_owned(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: [("TOKEN_ENV".to_owned(), "CORP_TOKEN".to_owned())].into(),
+        conflicts: vec!["acme/fs".to_owned()],
+    };
+    McpPlugin::from_config(ID, &config, &repo_root(), &host_env)
+}
+
+fn everything_plugin() -> McpPlugin {
+    let entry = everything();
+    plugin_of("node", &[entry.to_str().unwrap_or_default(), "stdio"])
+}
+
+fn activation(cancel: &CancellationToken) -> Activation {
+    Activation {
+        filesystem: Arc::new(Store::in_memory()),
+        cancel: cancel.clone(),
+        services: Services::default(),
+    }
+}
+
+async fn activate(
+    plugin: &McpPlugin,
+    cancel: &CancellationToken,
+) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
+    plugin.activate(activation(cancel)).await
+}
+
+async fn activation_error(plugin: &McpPlugin, cancel: &CancellationToken) -> ActivationError {
+    match activate(plugin, cancel).await {
+        Ok(tools) => panic!("{} tools activated", tools.len()),
+        Err(error) => error,
+    }
+}
+
+fn find<'a>(tools: &'a [Arc<dyn Tool>], short: &str) -> &'a Arc<dyn Tool> {
+    tools
+        .iter()
+        .find(|t| t.id().short_name() == short)
+        .unwrap_or_else(|| panic!("no tool {short}"))
+}
+
+/// True while `pid` is a live (not zombie) process.
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// True once `/proc/{pid}` is gone (the process was reaped).
+fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+async fn wait_until(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The children of `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(child) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if parent == Some(pid) {
+            found.push(child);
+        }
+    }
+    found
+}
+
+/// A plugin running server-everything under `sh`, which writes its pid to a file:
+/// the server is then the shell's child (a grandchild of the test).
+fn wrapped_everything(pid_file: &Path) -> McpPlugin {
+    let script = format!(
+        "echo $$ > '{}'; node '{}' stdio; exit 0",
+        pid_file.display(),
+        everything().display()
+    );
+    plugin_of("sh", &["-c", &script])
+}
+
+fn temp_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pf-mcp-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+async fn read_pid(file: &Path) -> u32 {
+    wait_until("the pid file", || {
+        std::fs::read_to_string(file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())
+    })
+    .await;
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activation_lists_the_servers_tools_in_order() {
+    let plugin = everything_plugin();
+    assert_eq!(plugin.conflicts(), ["acme/fs"]);
+    let cancel = CancellationToken::new();
+    let tools = activate(&plugin, &cancel).await.unwrap();
+    let ids: Vec<&str> = tools.iter().map(|t| t.id().as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "acme/everything/echo",
+            "acme/everything/get-annotated-message",
+            "acme/everything/get-env",
+            "acme/everything/get-resource-links",
+            "acme/everything/get-resource-reference",
+            "acme/everything/get-structured-content",
+            "acme/everything/get-sum",
+            "acme/everything/get-tiny-image",
+            "acme/everything/gzip-file-as-resource",
+            "acme/everything/toggle-simulated-logging",
+            "acme/everything/toggle-subscriber-updates",
+            "acme/everything/trigger-long-running-operation",
+            "acme/everything/simulate-research-query",
+        ]
+    );
+    // Every name of this server fits the segment grammar: nothing is skipped.
+    assert_eq!(plugin.take_log(), Vec::<String>::new());
+    let echo = find(&tools, "echo");
+    assert_eq!(echo.description(), "Echoes back the input string");
+    assert_eq!(echo.wire_name(), "echo");
+    assert_eq!(echo.parameters()["type"], "object");
+    assert_eq!(echo.parameters()["properties"]["message"]["type"], "string");
+    assert_eq!(echo.trust(), Trust::Untrusted);
+    assert_eq!(echo.output_kind(), OutputKind::Plain);
+    assert_eq!(
+        find(&tools, "get-structured-content").output_kind(),
+        OutputKind::Structured
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_return_untrusted_text_structured_json_and_failures() {
+    let plugin = everything_plugin();
+    let cancel = CancellationToken::new();
+    let tools = activate(&plugin, &cancel).await.unwrap();
+
+    let echo = find(&tools, "echo")
+        .call(r#"{"message": "hi"}"#, &cancel)
+        .await
+        .unwrap();
+    assert_eq!(echo.text, "Echo: hi");
+    assert_eq!(
+        (echo.trust, echo.kind),
+        (Trust::Untrusted, OutputKind::Plain)
+    );
+
+    let sum = find(&tools, "get-sum")
+        .call(r#"{"a": 2, "b": 3.5}"#, &cancel)
+        .await
+        .unwrap();
+    assert_eq!(sum.text, "The sum of 2 and 3.5 is 5.5.");
+
+    let weather = find(&tools, "get-structured-content")
+        .call(r#"{"location": "Chicago"}"#, &cancel)
+        .await
+        .unwrap();
+    assert_eq!(weather.kind, OutputKind::Structured);
+    assert_eq!(weather.trust, Trust::Untrusted);
+    let value: serde_json::Value = serde_json::from_str(&weather.text).unwrap();
+    assert_eq!(value["temperature"], 36);
+    assert_eq!(value["conditions"], "Light rain / drizzle");
+
+    let image = find(&tools, "get-tiny-image")
+        .call("{}", &cancel)
+        .await
+        .unwrap();
+    let lines: Vec<&str> = image.text.lines().collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some("Here's the image you requested:")
+    );
+    assert!(
+        lines
+            .get(1)
+            .is_some_and(|l| l.starts_with("[image: image/png, ") && l.ends_with(" bytes]")),
+        "{}",
+        image.text
+    );
+
+    let links = find(&tools, "get-resource-links")
+        .call(r#"{"count": 1}"#, &cancel)
+        .await
+        .unwrap();
+    assert!(
+        links
+            .text
+            .contains("[resource link: Blob Resource 1 <demo://resource/dynamic/blob/1>]"),
+        "{}",
+        links.text
+    );
+
+    let invalid = find(&tools, "echo").call("{}", &cancel).await.unwrap_err();
+    assert!(
+        invalid
+            .message
+            .starts_with("MCP error -32602: Input validation error"),
+        "{}",
+        invalid.message
+    );
+    let not_object = find(&tools, "echo").call("[1]", &cancel).await.unwrap_err();
+    assert_eq!(not_object.message, "the arguments are not a JSON object");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_sees_the_mapped_variables_and_not_the_whole_host_environment() {
+    let plugin = everything_plugin();
+    let cancel = CancellationToken::new();
+    let tools = activate(&plugin, &cancel).await.unwrap();
+    let output = find(&tools, "get-env").call("{}", &cancel).await.unwrap();
+    let env: serde_json::Value = serde_json::from_str(&output.text).unwrap();
+    assert_eq!(env["TOKEN_ENV"], "tok-123");
+    assert!(env.get("PATH").is_some());
+    // Cargo sets CARGO_MANIFEST_DIR for the test; the server does not inherit it.
+    assert!(env.get("CARGO_MANIFEST_DIR").is_none(), "{env}");
+    assert!(env.get("CORP_TOKEN").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unset_mapped_variable_fails_activation() {
+    let config = PluginConfig {
+        command: "node".to_owned(),
+        args: vec![],
+        env: [("TOKEN_ENV".to_owned(), "PF_TEST_UNSET_VARIABLE".to_owned())].into(),
+        conflicts: vec![],
+    };
+    let plugin = McpPlugin::from_config(ID, &config, &repo_root(), &host_env);
+    let error = activation_error(&plugin, &CancellationToken::new()).await;
+    assert_eq!(
+        error.reason,
+        "the MCP server needs the environment variable PF_TEST_UNSET_VARIABLE (for its TOKEN_ENV), which is not set"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_are_followed_and_names_outside_the_grammar_skipped_with_a_log_line() {
+    let plugin = plugin_of("node", &[stub().to_str().unwrap_or_default()]);
+    let cancel = CancellationToken::new();
+    let tools = activate(&plugin, &cancel).await.unwrap();
+    let ids: Vec<&str> = tools.iter().map(|t| t.id().as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "acme/everything/echo",
+            "acme/everything/slow",
+            "acme/everything/structured",
+            "acme/everything/plain.v2",
+        ]
+    );
+    assert_eq!(
+        plugin.take_log(),
+        [
+            "MCP server acme/everything: skipped the tool \"getTinyImage\": its name does not fit the segment grammar",
+            "MCP server acme/everything: skipped the tool \"bad name\": its name does not fit the segment grammar",
+            "MCP server acme/everything: skipped the tool \"echo\": the server lists it twice",
+        ]
+    );
+    assert!(plugin.take_log().is_empty(), "the log is drained");
+    assert_eq!(find(&tools, "plain.v2").description(), "Plain, titled");
+    // A tool with an outputSchema whose result has JSON text only is structured.
+    let structured = find(&tools, "structured")
+        .call("{}", &cancel)
+        .await
+        .unwrap();
+    assert_eq!(
+        (structured.text.as_str(), structured.kind),
+        ("{\"n\":1}", OutputKind::Structured)
+    );
+    let echo = find(&tools, "echo").call("", &cancel).await.unwrap();
+    assert_eq!(echo.text, "echo: {}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_command_fails_activation() {
+    let plugin = plugin_of("promptforge-no-such-mcp-server", &[]);
+    let error = activation_error(&plugin, &CancellationToken::new()).await;
+    assert!(
+        error.reason.starts_with(
+            "the MCP server did not start: cannot run promptforge-no-such-mcp-server: "
+        ),
+        "{}",
+        error.reason
+    );
+    assert!(!error.reason.contains('\n'));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_fails_activation_with_its_last_stderr_line() {
+    let plugin = plugin_of(
+        "sh",
+        &[
+            "-c",
+            "echo starting >&2; echo 'boom: no config' >&2; exit 3",
+        ],
+    );
+    let error = activation_error(&plugin, &CancellationToken::new()).await;
+    assert_eq!(
+        error.reason,
+        "the MCP server did not start: it exited (exit status: 3) (its stderr: boom: no config)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_fails_within_the_timeout_and_is_killed() {
+    let pid_file = temp_file("silent.pid");
+    let script = format!("echo $$ > '{}'; exec sleep 60", pid_file.display());
+    let plugin = plugin_of("sh", &["-c", &script]).with_start_timeout(Duration::from_millis(700));
+    let started = Instant::now();
+    let error = activation_error(&plugin, &CancellationToken::new()).await;
+    let took = started.elapsed();
+    assert_eq!(error.reason, "the MCP server did not answer within 0.7 s");
+    assert!(took >= Duration::from_millis(700), "{took:?}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    let pid = read_pid(&pid_file).await;
+    wait_until("the silent server to be reaped", || gone(pid)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_interrupts_a_call_and_kills_the_server_and_its_children() {
+    let pid_file = temp_file("cancel.pid");
+    let plugin = wrapped_everything(&pid_file);
+    let cancel = CancellationToken::new();
+    let tools = activate(&plugin, &cancel).await.unwrap();
+    let shell = read_pid(&pid_file).await;
+    let node = children(shell);
+    assert_eq!(node.len(), 1, "the shell runs node");
+    assert!(alive(shell) && node.iter().all(|p| alive(*p)));
+
+    let long = find(&tools, "trigger-long-running-operation").clone();
+    let call_cancel = cancel.clone();
+    let call = tokio::spawn(async move {
+        let started = Instant::now();
+        let outcome = long
+            .call(r#"{"duration": 30, "steps": 3}"#, &call_cancel)
+            .await;
+        (outcome, started.elapsed())
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let cancelled_at = Instant::now();
+    cancel.cancel();
+    let (outcome, _) = call.await.unwrap();
+    assert!(cancelled_at.elapsed() < Duration::from_secs(1));
+    assert_eq!(outcome.unwrap_err().message, "the call was cancelled");
+    // The tools are still held, yet the cancel signal ended the server.
+    wait_until("the shell to be reaped", || gone(shell)).await;
+    wait_until("node to die", || node.iter().all(|p| !alive(*p))).await;
+    let after = find(&tools, "echo")
+        .call(r#"{"message": "x"}"#, &cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(after.message, "the call was cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_last_tool_ends_the_server() {
+    let pid_file = temp_file("drop.pid");
+    let plugin = wrapped_everything(&pid_file);
+    let cancel = CancellationToken::new();
+    let tools = activate(&plugin, &cancel).await.unwrap();
+    let shell = read_pid(&pid_file).await;
+    let node = children(shell);
+    let echo = find(&tools, "echo").clone();
+    drop(tools);
+    // One tool still holds the server.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(alive(shell));
+    let output = echo.call(r#"{"message": "still"}"#, &cancel).await.unwrap();
+    assert_eq!(output.text, "Echo: still");
+    drop(echo);
+    wait_until("the shell to be reaped", || gone(shell)).await;
+    wait_until("node to die", || node.iter().all(|p| !alive(*p))).await;
+    assert!(!cancel.is_cancelled());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_sends_the_mcp_cancellation() {
+    let record = temp_file("methods.txt");
+    let plugin = plugin_of(
+        "node",
+        &[
+            stub().to_str().unwrap_or_default(),
+            record.to_str().unwrap_or_default(),
+        ],
+    );
+    let run_cancel = CancellationToken::new();
+    let tools = activate(&plugin, &run_cancel).await.unwrap();
+    let call_cancel = CancellationToken::new();
+    let slow = find(&tools, "slow").clone();
+    let stop = call_cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        stop.cancel();
+    });
+    let error = slow.call("{}", &call_cancel).await.unwrap_err();
+    assert_eq!(error.message, "the call was cancelled");
+    wait_until("notifications/cancelled", || {
+        std::fs::read_to_string(&record).is_ok_and(|t| t.contains("notifications/cancelled"))
+    })
+    .await;
+    let methods = std::fs::read_to_string(&record).unwrap_or_default();
+    let methods: Vec<&str> = methods.lines().collect();
+    assert_eq!(
+        methods,
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/list",
+            "tools/call",
+            "notifications/cancelled"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_registers_one_plugin_per_table() {
+    let entry = everything();
+    let text = format!(
+        "[plugin.\"{ID}\"]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        entry.display().to_string()
+    );
+    let config =
+        promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
+    let host = Host::with_env(config, &host_env).unwrap();
+    let plugin = host.harness().get(ID).unwrap().clone();
+    let tools = plugin
+        .activate(activation(&CancellationToken::new()))
+        .await
+        .unwrap();
+    assert_eq!(tools.len(), 13);
+}
+
+/// A Host whose configuration has the `[plugin."acme/everything"]` table.
+fn everything_host() -> Host {
+    let text = format!(
+        "[plugin.\"{ID}\"]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything().display().to_string()
+    );
+    let config =
+        promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
+    Host::with_env(config, &host_env).unwrap()
+}
+
+async fn run_prompt(tools: &str, code: &str) -> promptforge_engine::Outcome {
+    let text = format!(
+        "---\nname: p\ndescription: d\npromptforge: 0\nplugins:\n  - {ID}\ntools:\n{tools}---\n\n# Title\n\n## Main\n\n```lua\n{code}\n```\n"
+    );
+    promptforge_engine::run_text(
+        &text,
+        Arc::new(everything_host()),
+        Arc::new(Store::in_memory()),
+        promptforge_engine::RunOptions::default(),
+        Arc::new(promptforge_engine::NoEvents),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_calls_the_servers_tools_from_lua() {
+    let outcome = run_prompt(
+        "  echo: acme/everything/echo\n",
+        "return tools.call('echo', {message = 'hi'})",
+    )
+    .await;
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    let result = outcome.result.unwrap_or_default();
+    assert!(result.contains("Echo: hi"), "{result}");
+    assert!(result.contains("<untrusted_input_"), "untrusted: {result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_call_raises_the_servers_short_message() {
+    let outcome = run_prompt(
+        "  echo: acme/everything/echo\n",
+        "local ok, err = pcall(tools.call, 'echo', {})\nreturn tostring(ok) .. '|' .. tostring(err)",
+    )
+    .await;
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    let result = outcome.result.unwrap_or_default();
+    assert!(
+        result.starts_with("false|tool call failure: MCP error -32602: Input validation error"),
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_fails_to_start_is_a_missing_required_plugin() {
+    let text = format!("[plugin.\"{ID}\"]\ncommand = \"promptforge-no-such-mcp-server\"\n");
+    let config =
+        promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
+    let host = Host::with_env(config, &host_env).unwrap();
+    let prompt = format!(
+        "---\nname: p\ndescription: d\npromptforge: 0\nplugins:\n  - {ID}\ntools:\n  echo: {ID}/echo\n---\n\n# Title\n\n## Main\n\n```lua\nreturn 1\n```\n"
+    );
+    let outcome = promptforge_engine::run_text(
+        &prompt,
+        Arc::new(host),
+        Arc::new(Store::in_memory()),
+        promptforge_engine::RunOptions::default(),
+        Arc::new(promptforge_engine::NoEvents),
+    )
+    .await;
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind.as_str(), "RequirementsUnmet");
+    assert!(
+        error
+            .message
+            .contains("- missing required Plugin: acme/everything"),
+        "{}",
+        error.message
+    );
+}
