@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 pub mod diff;
+pub mod http;
 pub mod lsp_client;
 
 /// The workspace's root folder.

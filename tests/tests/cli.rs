@@ -173,10 +173,20 @@ fn usage_errors_exit_two() {
 fn common_flags_are_accepted() {
     let scratch = Scratch::new("flags");
     scratch.write("one.md", VALID);
+    scratch.write("promptforge.toml", "[limits]\ncall_depth = 4\n");
     for args in [
         &["check", "-q", "one.md"][..],
         &["-v", "check", "one.md"][..],
         &["check", "--config", "promptforge.toml", "one.md"][..],
+        &[
+            "check",
+            "--seed",
+            "7",
+            "--no-input",
+            "--store",
+            ".",
+            "one.md",
+        ][..],
     ] {
         let run = run_in(scratch.path(), args);
         assert_eq!((run.stdout.as_str(), run.code), ("", Some(0)), "{args:?}");
@@ -326,5 +336,128 @@ fn json_name_error_covers_its_segment_and_reports_the_scalar() {
     assert_eq!(
         problem["range"],
         serde_json::json!({"start": {"line": 5, "character": 10}, "end": {"line": 5, "character": 13}})
+    );
+}
+
+/// A valid prompt declaring `plugins` and binding `tools` (YAML block bodies).
+fn with_plugins(plugins: &str, tools: &str) -> String {
+    format!(
+        "---\nname: p\ndescription: d\npromptforge: 0\nplugins:\n{plugins}tools:\n{tools}---\n\n# T\n\n## S\n\n```lua\nreturn 'ok'\n```\n"
+    )
+}
+
+#[test]
+fn check_prepares_and_reports_missing_plugins() {
+    // host.md §4: `check` "parses and prepares every prompt"; Tools chapter: the
+    // requirements notice names each missing Plugin, slot-only ones after.
+    let scratch = Scratch::new("prepare");
+    scratch.write(
+        "p.md",
+        with_plugins(
+            "  - promptforge/web\n  - acme/absent\n",
+            "  fetch: promptforge/web/fetch\n  read: acme/other/read\n",
+        ),
+    );
+    let run = run_in(scratch.path(), &["check", "p.md"]);
+    assert_eq!(
+        run.stdout,
+        "p.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent\n- missing required Plugin: acme/other\n"
+    );
+    assert_eq!(run.code, Some(1));
+    let json = run_in(scratch.path(), &["check", "--format", "json", "p.md"]);
+    let problems: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
+    assert_eq!(problems[0]["kind"], "RequirementsUnmet");
+    assert_eq!(problems[0]["line"], serde_json::Value::Null);
+}
+
+#[test]
+fn check_prepares_against_the_prompts_own_configuration() {
+    // A label naming a Host model the configuration lacks is a Binding problem at
+    // its `model:` value; the configuration is the nearest promptforge.toml.
+    let scratch = Scratch::new("prepare-config");
+    scratch.write("promptforge.toml", "[model.local]\nprovider = \"echo\"\n");
+    scratch.write(
+        "sub/p.md",
+        "---\nname: p\ndescription: d\npromptforge: 0\nmodels:\n  writer:\n    model: remote\n---\n\n# T\n",
+    );
+    let run = run_in(scratch.path(), &["check", "sub"]);
+    assert_eq!(
+        run.stdout,
+        "sub/p.md:7:12: error[Binding]: model label \"writer\" uses the Host model \"remote\", which the configuration does not define; configured models: [local]\n"
+    );
+    scratch.write("promptforge.toml", "[limits]\nno_such_key = 1\n");
+    let broken = run_in(scratch.path(), &["check", "sub"]);
+    assert_eq!(broken.code, Some(2));
+    assert!(broken.stderr.contains("unknown field"), "{}", broken.stderr);
+}
+
+#[test]
+fn catalog_lists_the_hosts_plugins_and_a_prompts_slots() {
+    let scratch = Scratch::new("catalog");
+    let run = run_in(scratch.path(), &["catalog"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("promptforge/web\n  promptforge/web/fetch (untrusted, plain)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("      url: string (required)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("promptforge/web/search"),
+        "search needs an endpoint"
+    );
+
+    scratch.write(
+        "promptforge.toml",
+        "[web]\nsearch_endpoint = \"http://127.0.0.1:9/search\"\n",
+    );
+    let json = run_in(scratch.path(), &["catalog", "--format", "json"]);
+    let object: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
+    let paths: Vec<&str> = object["plugins"][0]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["promptforge/web/fetch", "promptforge/web/search"]);
+    assert_eq!(object["plugins"][0]["tools"][1]["trust"], "untrusted");
+
+    scratch.write(
+        "p.md",
+        with_plugins(
+            "  - promptforge/web\n",
+            "  get: promptforge/web/fetch\n  find: promptforge/web/find\n",
+        ),
+    );
+    let slots = run_in(scratch.path(), &["catalog", "--format", "json", "p.md"]);
+    let object: serde_json::Value = serde_json::from_str(&slots.stdout).expect("json");
+    assert_eq!(
+        object["slots"],
+        serde_json::json!([
+            { "alias": "get", "path": "promptforge/web/fetch", "bound": true },
+            { "alias": "find", "path": "promptforge/web/find", "bound": false }
+        ])
+    );
+    assert_eq!(object["catalog"][0]["plugin"], "promptforge/web");
+    let text = run_in(scratch.path(), &["catalog", "p.md"]);
+    assert!(
+        text.stdout.contains("slots:\n  get -> promptforge/web/fetch (bound)\n  find -> promptforge/web/find (unbound: the catalog has no tool at this path)\n"),
+        "{}",
+        text.stdout
+    );
+    scratch.write(
+        "q.md",
+        with_plugins("  - acme/absent\n", "  x: acme/absent/x\n"),
+    );
+    let refused = run_in(scratch.path(), &["catalog", "q.md"]);
+    assert_eq!(refused.code, Some(1));
+    assert_eq!(
+        refused.stdout,
+        "q.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent\n"
     );
 }

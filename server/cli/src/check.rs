@@ -1,13 +1,24 @@
-//! `promptforge check`: parse every prompt and print every problem.
+//! `promptforge check`: parse and prepare every prompt and print every problem.
+//!
+//! A prompt without parse problems is prepared against the Host of its own folder
+//! (`host.md` §1's discovery), as `run` would: its declared Plugins activate and its
+//! slots and model labels bind, so a missing Plugin or an unknown Host model shows
+//! here before anything runs.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use promptforge_syntax::{is_prompt, parse};
+use promptforge_engine::{prepare, Host, Store};
+use promptforge_syntax::{is_prompt, parse, Analysis};
+use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::files::{self, PathError, Target};
+use crate::host_setup;
 use crate::output;
 use crate::problem::Problem;
 
@@ -49,8 +60,15 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
     let mut errors = collected.errors;
     let mut problems = Vec::new();
     let mut checked = 0usize;
+    let mut preparer = match Preparer::new(global) {
+        Ok(preparer) => preparer,
+        Err(error) => {
+            eprintln!("promptforge: {error}");
+            return Status::Usage;
+        }
+    };
     for target in &collected.targets {
-        match check_file(target) {
+        match check_file(target, &mut preparer) {
             FileOutcome::Checked(found) => {
                 checked += 1;
                 if global.verbose {
@@ -90,8 +108,68 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
     }
 }
 
-/// Reads, recognises and analyses one file.
-fn check_file(target: &Target) -> FileOutcome {
+/// Prepares prompts against the Host of each one's folder (Hosts cached by
+/// configuration file).
+struct Preparer<'a> {
+    global: &'a GlobalArgs,
+    runtime: tokio::runtime::Runtime,
+    hosts: HashMap<Option<PathBuf>, Arc<Host>>,
+}
+
+impl<'a> Preparer<'a> {
+    fn new(global: &'a GlobalArgs) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the runtime: {e}"))?;
+        Ok(Preparer {
+            global,
+            runtime,
+            hosts: HashMap::new(),
+        })
+    }
+
+    /// The Host for a prompt at `path`.
+    fn host_for(&mut self, path: &Path) -> Result<Arc<Host>, String> {
+        let config = host_setup::load_config(self.global, Some(host_setup::prompt_dir(path)))?;
+        if let Some(host) = self.hosts.get(&config.path) {
+            return Ok(host.clone());
+        }
+        let key = config.path.clone();
+        let host = Arc::new(host_setup::host_of(config)?);
+        self.hosts.insert(key, host.clone());
+        Ok(host)
+    }
+
+    /// The prepare problem of a parsed prompt, if any.
+    fn problems(
+        &mut self,
+        target: &Target,
+        text: &str,
+        analysis: &Analysis,
+    ) -> Result<Vec<Problem>, String> {
+        let host = self.host_for(&target.path)?;
+        let store = Arc::new(Store::in_memory());
+        let cancel = CancellationToken::new();
+        let prepared = self
+            .runtime
+            .block_on(prepare(text, analysis, &host, store, cancel.clone()));
+        // Plugins started for the check (MCP servers) stop now.
+        cancel.cancel();
+        Ok(match prepared {
+            Ok(_) => Vec::new(),
+            Err(error) => vec![Problem::from_prepare(
+                &target.display,
+                text,
+                &analysis.line_index,
+                &error,
+            )],
+        })
+    }
+}
+
+/// Reads, recognises, analyses and prepares one file.
+fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     let bytes = match fs::read(&target.path) {
         Ok(bytes) => bytes,
         Err(error) => {
@@ -123,24 +201,34 @@ fn check_file(target: &Target) -> FileOutcome {
             FileOutcome::Skipped
         };
     }
-    match analyse(&target.display, &text) {
-        Some(problems) => FileOutcome::Checked(problems),
-        None => FileOutcome::Failed(PathError {
+    let Some((analysis, mut problems)) = analyse(&target.display, &text) else {
+        return FileOutcome::Failed(PathError {
             path: target.display.clone(),
             reason: "internal error: the parser failed on this file; please report it".to_owned(),
-        }),
+        });
+    };
+    if problems.is_empty() {
+        match preparer.problems(target, &text, &analysis) {
+            Ok(found) => problems = found,
+            Err(reason) => {
+                return FileOutcome::Failed(PathError {
+                    path: target.display.clone(),
+                    reason,
+                })
+            }
+        }
     }
+    FileOutcome::Checked(problems)
 }
 
-/// The problems of one prompt's text; None if the parser panicked (a bug, reported
-/// as such instead of aborting the whole check).
-fn analyse(path: &str, text: &str) -> Option<Vec<Problem>> {
+/// The analysis and the parse problems of one prompt's text; None if the parser
+/// panicked (a bug, reported as such instead of aborting the whole check).
+fn analyse(path: &str, text: &str) -> Option<(Analysis, Vec<Problem>)> {
     let analysis = panic::catch_unwind(AssertUnwindSafe(|| parse(text))).ok()?;
-    Some(
-        analysis
-            .diagnostics
-            .iter()
-            .map(|diag| Problem::from_diagnostic(path, text, &analysis.line_index, diag))
-            .collect(),
-    )
+    let problems = analysis
+        .diagnostics
+        .iter()
+        .map(|diag| Problem::from_diagnostic(path, text, &analysis.line_index, diag))
+        .collect();
+    Some((analysis, problems))
 }

@@ -16,11 +16,11 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The common flags of `host.md` §4 that exist so far.
+/// The common flags of `host.md` §4 (`--format` is each command's own).
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Host configuration file (TOML); `run` otherwise looks for one (`$PROMPTFORGE_CONFIG`,
-    /// `promptforge.toml` upward from the prompt, the user's config file). `check` does not read it yet.
+    /// Host configuration file (TOML); otherwise one is looked for (`$PROMPTFORGE_CONFIG`,
+    /// `promptforge.toml` upward from the prompt, the user's config file).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print nothing but the problems (the default for `check`).
@@ -29,6 +29,15 @@ pub struct GlobalArgs {
     /// Also say on stderr which files were checked or skipped, and how many problems were found.
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// Seed: fixes the untrusted nonce and the run id, so two runs are byte-for-byte identical.
+    #[arg(long, global = true, value_name = "N")]
+    pub seed: Option<u64>,
+    /// The run's filesystem on disk (default: in memory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// No operator: `input.ask` raises input_unavailable, and Plugins get no input broker.
+    #[arg(long, global = true)]
+    pub no_input: bool,
 }
 
 /// The subcommands.
@@ -50,6 +59,32 @@ pub enum Command {
     /// succeeded, 1 for a run error, 2 for a usage error, 130 when cancelled (Ctrl-C;
     /// a second Ctrl-C exits at once).
     Run(RunArgs),
+    /// List the Host's Plugins and their tools, or a prompt's catalog and tool slots.
+    ///
+    /// Each Plugin is activated to learn its tools (an MCP server starts and
+    /// stops). For a prompt, its declared Plugins are prepared as `run` would.
+    /// Exit status: 0 listed, 1 the prompt has a problem (printed), 2 usage error.
+    Catalog(CatalogArgs),
+}
+
+/// Arguments of `promptforge catalog`.
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    /// A prompt file: list its catalog and slots instead of the Host's Plugins.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// How the listing is printed.
+    #[arg(long, value_enum, default_value_t = CatalogFormat::Text)]
+    pub format: CatalogFormat,
+}
+
+/// Output formats of `catalog`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CatalogFormat {
+    /// Readable text.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 /// Arguments of `promptforge run`.
@@ -71,15 +106,6 @@ pub struct RunArgs {
     /// How the outcome is printed.
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     pub format: RunFormat,
-    /// Seed: fixes the untrusted nonce and the run id, so two runs are byte-for-byte identical.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// The run's filesystem on disk (default: in memory).
-    #[arg(long, value_name = "DIR")]
-    pub store: Option<PathBuf>,
-    /// No operator: `input.ask` raises input_unavailable.
-    #[arg(long)]
-    pub no_input: bool,
 }
 
 /// Output formats of `run`.

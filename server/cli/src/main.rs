@@ -1,12 +1,14 @@
 //! `promptforge`: the PromptForge command line.
 //!
-//! `check` and `run` exist; `test`, `lsp` and `catalog` come later. The rules of the language live in
+//! `check`, `run`, `catalog` and `lsp` exist; `test` comes later. The rules of the language live in
 //! `promptforge-syntax`: this binary parses arguments, finds files, prints what
 //! the library reports and chooses the exit code.
 
+mod catalog;
 mod check;
 mod cli;
 mod files;
+mod host_setup;
 mod lsp;
 mod output;
 mod problem;
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
     let status = match &cli.command {
         Command::Check(args) => check::run(args, &cli.global),
         Command::Lsp => lsp::run(),
+        Command::Catalog(args) => return ExitCode::from(catalog::run(args, &cli.global)),
         Command::Run(args) => return ExitCode::from(run::run(args, &cli.global)),
     };
     ExitCode::from(status.code())

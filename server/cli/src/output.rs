@@ -9,6 +9,8 @@ use std::io::{self, Write};
 use crate::cli::Format;
 use crate::problem::Problem;
 
+pub use text::line as text_line;
+
 /// Writes `problems`, in the order given, in `format`.
 pub fn write(format: Format, problems: &[Problem], out: &mut impl Write) -> io::Result<()> {
     match format {

@@ -3,7 +3,8 @@
 
 use std::ops::Range;
 
-use promptforge_syntax::{Diagnostic, LineIndex, ParseKind, NOT_A_PROMPT};
+use promptforge_engine::RunError;
+use promptforge_syntax::{Diagnostic, LineCol, LineIndex, ParseKind, NOT_A_PROMPT};
 
 /// A 0-based line and a column in UTF-16 code units (LSP's `Position`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +104,33 @@ impl Problem {
                     span: Span::new(text, index, related.range.clone()),
                 })
                 .collect(),
+        }
+    }
+
+    /// The problem prepare found (a RequirementsUnmet notice, a label that cannot be
+    /// bound): its range is empty, at its position (or the file's start when it has none).
+    pub fn from_prepare(path: &str, text: &str, index: &LineIndex, error: &RunError) -> Self {
+        let position = error.position.map(|p| (p.line, p.column));
+        let span = match error.position {
+            Some(p) => {
+                let offset = index.offset(
+                    text,
+                    LineCol {
+                        line: p.line.saturating_sub(1),
+                        col: p.column.saturating_sub(1),
+                    },
+                );
+                Span::new(text, index, offset..offset)
+            }
+            None => Span::file_start(),
+        };
+        Problem {
+            path: path.to_owned(),
+            kind: error.kind.as_str(),
+            message: error.message.clone(),
+            position,
+            span,
+            related: Vec::new(),
         }
     }
 

@@ -6,17 +6,17 @@ mod report;
 mod status;
 
 use std::io::{self, IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use promptforge_engine::host::{Discovery, Host};
 use promptforge_engine::run::{run_text, RunOptions};
 use promptforge_engine::{RunErrorKind, Store};
 use promptforge_syntax::{is_prompt, NOT_A_PROMPT};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{GlobalArgs, RunArgs, RunFormat};
+use crate::host_setup;
 
 /// Exit status of a successful run.
 const EXIT_OK: u8 = 0;
@@ -78,41 +78,27 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
         Ok(arguments) => arguments,
         Err(code) => return code,
     };
-    let prompt_dir = args.file.parent().map(|p| {
-        if p.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            p.to_path_buf()
-        }
-    });
-    let discovery = Discovery::from_env(global.config.clone(), prompt_dir);
-    let config = match discovery.load() {
+    let config = match host_setup::load_config(global, Some(host_setup::prompt_dir(&args.file))) {
         Ok(config) => config,
         Err(error) => {
             eprintln!("promptforge: {error}");
             return EXIT_USAGE;
         }
     };
-    if global.verbose {
-        match &config.path {
-            Some(path) => eprintln!("configuration: {}", path.display()),
-            None => eprintln!("configuration: built-in defaults"),
-        }
-    }
-    let mut host = match Host::new(config) {
+    let mut host = match host_setup::host_of(config) {
         Ok(host) => host,
         Err(error) => {
             eprintln!("promptforge: {error}");
             return EXIT_USAGE;
         }
     };
-    let stdin_is_operator = !args.no_input
+    let stdin_is_operator = !global.no_input
         && args.args_file.as_deref() != Some(Path::new("-"))
         && io::stdin().is_terminal();
     if stdin_is_operator {
         host.set_input(Some(Arc::new(input::TerminalInput)));
     }
-    let store = match &args.store {
+    let store = match &global.store {
         Some(dir) => match Store::directory(dir) {
             Ok(store) => store,
             Err(e) => return usage(&dir.display().to_string(), e),
@@ -135,7 +121,7 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
     let cancel = CancellationToken::new();
     let options = RunOptions {
         args: arguments,
-        seed: args.seed,
+        seed: global.seed,
         cancel: cancel.clone(),
     };
     let outcome = runtime.block_on(async {
