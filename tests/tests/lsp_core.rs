@@ -27,6 +27,14 @@ fn check_json(text: &str) -> Vec<(String, String, Value)> {
 }
 
 /// The syntax diagnostics of a publish in the same shape (static Lua checks left out).
+///
+/// `check` also prepares a prompt without parse problems, and the server also
+/// publishes prepare problems (code `RequirementsUnmet`, one per entry or slot,
+/// where `check` prints one multi-line notice without a position), so they are
+/// left out here. The documents compared declare only the built-in
+/// `promptforge/web`, which always activates, and bind only its `fetch`: `check`
+/// reports no prepare problem for them (and does not prepare at all while a parse
+/// problem remains, which the random edits practically always leave).
 fn syntax_view(diagnostics: &[Value]) -> Vec<(String, String, Value)> {
     diagnostics
         .iter()

@@ -2,7 +2,9 @@
 //! references, rename, document symbols, folding, semantic tokens and code lens,
 //! with exact ranges in UTF-16 columns (astral characters before the names).
 
-use promptforge_tests::lsp_client::{offset_of, position, range, range_of, uri, LspClient};
+use promptforge_tests::lsp_client::{
+    offset_of, position, range, range_of, uri, LspClient, FETCH_DESCRIPTION,
+};
 use serde_json::{json, Value};
 
 const DOC: &str = "---
@@ -51,8 +53,29 @@ call('### Helper')
 ```
 ";
 
+/// A configuration with web search, so both slots of the document bind; written
+/// under a fixed name in the temporary folder and named by `PROMPTFORGE_CONFIG`.
+/// Written once per process, through a rename, so no server reads it half-written.
+fn config() -> String {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = std::env::temp_dir().join("promptforge-tests-lsp-features.toml");
+        let fresh = path.with_extension(format!("{}.toml", std::process::id()));
+        std::fs::write(
+            &fresh,
+            "[web]\nsearch_endpoint = \"https://search.invalid/api\"\n",
+        )
+        .expect("the configuration can be written");
+        std::fs::rename(&fresh, &path).expect("the configuration can be renamed");
+        path.display().to_string()
+    })
+    .clone()
+}
+
 fn open() -> (LspClient, String) {
-    let mut client = LspClient::start(json!({}));
+    let config = config();
+    let mut client = LspClient::start_with_env(&[("PROMPTFORGE_CONFIG", &config)]);
+    client.initialize(json!({}));
     let doc = uri("features.md");
     client.open(&doc, 1, DOC);
     let diagnostics = client.diagnostics(&doc, 1);
@@ -81,7 +104,7 @@ fn hover_shows_aliases_labels_sections_and_the_lua_api() {
     let alias = hover(&mut client, &doc, at("'fetch', {", 0, 2));
     assert_eq!(
         alias["contents"],
-        json!({ "kind": "markdown", "value": "**tool slot** `fetch`\n\ntool path `promptforge/web/fetch`\n\nPlugin `promptforge/web`" })
+        json!({ "kind": "markdown", "value": format!("{FETCH_DESCRIPTION}\n\n**tool slot** `fetch`\n\ntool path `promptforge/web/fetch`\n\nPlugin `promptforge/web`\n\nparameters:\n- url: string (required) - The http or https URL of the page to fetch.\n\noutput: untrusted (the model receives it in the untrusted envelope)") })
     );
     assert_eq!(alias["range"], range_of(DOC, "fetch", 3));
     let label = hover(&mut client, &doc, at("writer')", 1, 1));
@@ -106,9 +129,10 @@ fn hover_shows_aliases_labels_sections_and_the_lua_api() {
         "{text}"
     );
     let plugin = hover(&mut client, &doc, at("promptforge/web\n", 0, 3));
-    assert_eq!(
-        plugin["contents"]["value"],
-        "**Plugin** `promptforge/web` (required)\n\nbacks the tool slots `fetch`, `search`"
+    let text = plugin["contents"]["value"].as_str().unwrap_or("");
+    assert!(
+        text.starts_with(&format!("**Plugin** `promptforge/web` (required)\n\nbacks the tool slots `fetch`, `search`\n\ntools:\n- `promptforge/web/fetch` - {FETCH_DESCRIPTION}\n- `promptforge/web/search` - ")),
+        "{text}"
     );
     let key = hover(&mut client, &doc, at("models:", 0, 2));
     assert_eq!(key["contents"]["value"], "**`models`**\n\nModel labels: `label: { model, temperature, max_tokens }`. Each label becomes a Lua global; select one with `models.use` or `models.default`.");

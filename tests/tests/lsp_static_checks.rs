@@ -134,7 +134,7 @@ fn checks_follow_edits() {
         2,
         json!([
             { "range": range(8, 0, 8, 0), "text": "  editor: {}\n" },
-            { "range": range(6, 0, 6, 0), "text": "  nope: promptforge/web/search\n" },
+            { "range": range(6, 0, 6, 0), "text": "  nope: promptforge/web/fetch\n" },
         ]),
     );
     let diagnostics = client.diagnostics(&doc, 2);

@@ -144,6 +144,14 @@ impl Documents {
         self.lock().get(uri).map(|d| Arc::clone(&d.snapshot))
     }
 
+    /// The latest snapshot of every open document.
+    pub fn all(&self) -> Vec<Arc<Snapshot>> {
+        self.lock()
+            .values()
+            .map(|d| Arc::clone(&d.snapshot))
+            .collect()
+    }
+
     /// The latest version of a document.
     pub fn version(&self, uri: &Url) -> Option<i32> {
         self.lock().get(uri).map(|d| d.version)

@@ -6,7 +6,9 @@
 //! - [`encoding`]: byte offsets <-> LSP positions (UTF-16, or UTF-8 when offered);
 //! - [`analysis`]: the semantic model of a snapshot (Lua facts, sections, static checks);
 //! - [`api_reference`]: the Lua API's signatures and reference text;
+//! - [`catalog`]: the Hosts of the documents' configurations and their Plugins' tools;
 //! - [`features`]: one module per protocol feature;
+//! - [`publisher`]: computing and publishing diagnostics, also outside a handler;
 //! - [`server`]: the handlers;
 //! - [`session_end`]: `shutdown` and `exit`, for the exit status.
 
@@ -14,9 +16,11 @@
 
 pub mod analysis;
 pub mod api_reference;
+pub mod catalog;
 pub mod documents;
 pub mod encoding;
 pub mod features;
+pub mod publisher;
 pub mod server;
 pub mod session_end;
 pub mod snapshot;

@@ -1,6 +1,9 @@
 //! The `LanguageServer` implementation: the session state (documents, the
-//! negotiated position encoding) and one thin handler per protocol method,
-//! each delegating to its module under `features`.
+//! Hosts' catalogs, the negotiated position encoding) and one thin handler per
+//! protocol method, each delegating to its module under `features`.
+//!
+//! `$/cancelRequest` needs nothing here: tower-lsp 0.20 drops the cancelled
+//! request's handler future and answers it with RequestCancelled (-32800).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -10,9 +13,11 @@ use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
+use crate::catalog::{Catalogs, DocCatalog};
 use crate::documents::Documents;
 use crate::encoding::PositionEncoding;
 use crate::features;
+use crate::publisher::{catalog_view, Publisher};
 use crate::snapshot::Snapshot;
 
 /// The environment variable that makes the named request handler panic (`hover`,
@@ -20,26 +25,59 @@ use crate::snapshot::Snapshot;
 /// a panic is caught, logged and answered with an error.
 pub const PANIC_ENV: &str = "PROMPTFORGE_LSP_PANIC";
 
+/// The environment variable that makes the named request handler wait
+/// [`SLOW_DELAY`] before it works: a fault injection for the protocol tests of
+/// `$/cancelRequest`.
+pub const SLOW_ENV: &str = "PROMPTFORGE_LSP_SLOW";
+
+/// How long a handler named by [`SLOW_ENV`] waits.
+pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The glob of the configuration files the server asks the client to watch.
+pub const CONFIG_GLOB: &str = "**/promptforge.toml";
+
 /// The server's state for one session.
 pub struct Server {
     client: Client,
-    documents: Documents,
+    documents: Arc<Documents>,
     encoding: OnceLock<PositionEncoding>,
-    /// Serialises publishing, so a stale version is never published after a newer one.
-    publish: tokio::sync::Mutex<()>,
+    publisher: Publisher,
     panic_on: Option<String>,
+    slow_on: Option<String>,
+    /// True when the client registers file watchers dynamically.
+    watch_dynamically: OnceLock<bool>,
 }
 
 impl Server {
-    /// A server talking to `client`.
+    /// A server talking to `client`; Plugin activations that finish in the
+    /// background re-publish the documents that declare the Plugin.
     pub fn new(client: Client) -> Self {
+        let (ready, activations) = tokio::sync::mpsc::unbounded_channel();
+        let documents = Arc::new(Documents::default());
+        let catalogs = Arc::new(Catalogs::new(ready));
+        let publisher = Publisher::new(client.clone(), Arc::clone(&documents), catalogs);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(publisher.clone().follow_activations(activations));
+        }
         Server {
             client,
-            documents: Documents::default(),
+            documents,
             encoding: OnceLock::new(),
-            publish: tokio::sync::Mutex::new(()),
+            publisher,
             panic_on: std::env::var(PANIC_ENV).ok(),
+            slow_on: std::env::var(SLOW_ENV).ok(),
+            watch_dynamically: OnceLock::new(),
         }
+    }
+
+    fn catalogs(&self) -> &Catalogs {
+        &self.publisher.catalogs
+    }
+
+    /// Drops the cached Hosts and activations and re-publishes every open prompt.
+    async fn configuration_changed(&self) {
+        self.catalogs().reset();
+        guarded(self, "configuration change", self.publisher.republish_all()).await;
     }
 
     fn encoding(&self) -> PositionEncoding {
@@ -50,35 +88,8 @@ impl Server {
         self.client.log_message(kind, message).await;
     }
 
-    /// Computes and publishes the diagnostics of `snapshot` unless a newer version
-    /// arrived meanwhile (then the newer one publishes). `was_prompt` makes a document
-    /// that stopped being a prompt get an empty list once.
     async fn publish(&self, snapshot: Arc<Snapshot>, was_prompt: bool) {
-        if !snapshot.is_prompt && !was_prompt {
-            return;
-        }
-        let work = Arc::clone(&snapshot);
-        let computed =
-            tokio::task::spawn_blocking(move || features::diagnostics::diagnostics(&work)).await;
-        let diagnostics = match computed {
-            Ok(diagnostics) => diagnostics,
-            Err(error) => {
-                let message = format!(
-                    "diagnostics of {} failed: {}",
-                    snapshot.uri,
-                    panic_text(error)
-                );
-                self.log(MessageType::ERROR, message).await;
-                return;
-            }
-        };
-        let _order = self.publish.lock().await;
-        if self.documents.version(&snapshot.uri) != Some(snapshot.version) {
-            return;
-        }
-        self.client
-            .publish_diagnostics(snapshot.uri.clone(), diagnostics, Some(snapshot.version))
-            .await;
+        self.publisher.publish(snapshot, was_prompt).await;
     }
 
     /// Runs a request on the latest snapshot of `uri`: None for a document that is not
@@ -92,6 +103,9 @@ impl Server {
         let Some(snapshot) = self.documents.snapshot(uri).filter(|s| s.is_prompt) else {
             return Ok(None);
         };
+        if self.slow_on.as_deref() == Some(name) {
+            tokio::time::sleep(SLOW_DELAY).await;
+        }
         let inject = self.panic_on.as_deref() == Some(name);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if inject {
@@ -116,6 +130,21 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Runs a request that reads the Host's catalog: as [`Server::request`], with
+    /// the catalog view of the snapshot (never waiting for an activation).
+    async fn catalog_request<T>(
+        &self,
+        name: &str,
+        uri: &Url,
+        run: impl FnOnce(&Snapshot, &DocCatalog) -> Option<T>,
+    ) -> Result<Option<T>> {
+        let catalogs = self.catalogs();
+        self.request(name, uri, |s| run(s, &catalog_view(catalogs, s)))
+            .await
+    }
+}
+
 fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
@@ -126,7 +155,8 @@ fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-fn panic_text(error: tokio::task::JoinError) -> String {
+/// The text of a task's panic (or of its cancellation).
+pub(crate) fn panic_text(error: tokio::task::JoinError) -> String {
     match error.try_into_panic() {
         Ok(payload) => payload_text(payload.as_ref()),
         Err(error) => error.to_string(),
@@ -154,6 +184,14 @@ impl LanguageServer for Server {
             .and_then(|g| g.position_encodings.as_deref());
         let encoding = PositionEncoding::negotiate(offered);
         let _ = self.encoding.set(encoding);
+        let dynamic = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
+        let _ = self.watch_dynamically.set(dynamic);
         Ok(InitializeResult {
             capabilities: features::capabilities(encoding),
             server_info: Some(ServerInfo {
@@ -163,8 +201,49 @@ impl LanguageServer for Server {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        if self.watch_dynamically.get() != Some(&true) {
+            return;
+        }
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![FileSystemWatcher {
+                glob_pattern: GlobPattern::String(CONFIG_GLOB.to_owned()),
+                kind: None,
+            }],
+        };
+        let registration = Registration {
+            id: "promptforge.toml".to_owned(),
+            method: "workspace/didChangeWatchedFiles".to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        // Not awaited here: a client slow to answer must not hold a handler slot.
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            if let Err(error) = client.register_capability(vec![registration]).await {
+                let message = format!("watching {CONFIG_GLOB} failed: {error}");
+                client.log_message(MessageType::WARNING, message).await;
+            }
+        });
+    }
+
     async fn shutdown(&self) -> Result<()> {
+        self.catalogs().shutdown();
         Ok(())
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        // A project file, or the user's file (`promptforge/config.toml`).
+        let configuration = params.changes.iter().any(|change| {
+            let path = change.uri.path();
+            path.ends_with("/promptforge.toml") || path.ends_with("/promptforge/config.toml")
+        });
+        if configuration {
+            self.configuration_changed().await;
+        }
+    }
+
+    async fn did_change_configuration(&self, _: DidChangeConfigurationParams) {
+        self.configuration_changed().await;
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
@@ -236,24 +315,24 @@ impl LanguageServer for Server {
         // A closed prompt's problems leave the editor's problem list with it.
         let was_prompt = self.documents.close(&uri).is_some_and(|s| s.is_prompt);
         if was_prompt {
-            let _order = self.publish.lock().await;
-            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+            self.publisher.clear(uri).await;
         }
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
-        self.request("hover", &at.text_document.uri, |s| {
-            features::hover::hover(s, at.position)
+        self.catalog_request("hover", &at.text_document.uri, |s, c| {
+            features::hover::hover(s, c, at.position)
         })
         .await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let at = params.text_document_position;
-        self.request("completion", &at.text_document.uri, |s| {
+        self.catalog_request("completion", &at.text_document.uri, |s, c| {
             Some(CompletionResponse::Array(features::completion::completion(
                 s,
+                c,
                 at.position,
             )))
         })
@@ -338,6 +417,20 @@ impl LanguageServer for Server {
             Some(SemanticTokensResult::Tokens(
                 features::semantic_tokens::semantic_tokens(s),
             ))
+        })
+        .await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.catalog_request("inlayHint", &params.text_document.uri, |s, c| {
+            Some(features::inlay_hints::inlay_hints(s, c, params.range))
+        })
+        .await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        self.catalog_request("codeAction", &params.text_document.uri, |s, c| {
+            Some(features::code_actions::code_actions(s, c, params.range))
         })
         .await
     }

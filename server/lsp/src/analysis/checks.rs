@@ -7,8 +7,10 @@ use std::sync::Arc;
 use promptforge_syntax::frontmatter::names::is_valid_alias;
 use promptforge_syntax::{Document, Frontmatter};
 
-use super::lua_facts::{Arg, LuaFacts, NamedField, StringLit};
-use super::messages;
+use super::lua_facts::{Arg, CallsRead, LuaFacts, NamedField, StringLit};
+use promptforge_engine::messages;
+
+use super::messages as static_messages;
 use super::sections::{Caller, Sections};
 
 /// The names of the Engine's own task tools: `tools.call` never reaches them.
@@ -32,6 +34,8 @@ pub mod codes {
     pub const UNDECLARED_MODEL_LABEL: &str = "UndeclaredModelLabel";
     /// A member of the older API.
     pub const OLDER_API: &str = "OlderApi";
+    /// A `tools.calls` key that is neither a slot nor a local tool of the section.
+    pub const UNKNOWN_CALLS_KEY: &str = "UnknownCallsKey";
 }
 
 /// One problem a static check found.
@@ -131,13 +135,13 @@ pub fn check(
                     if let Some(lit) = first.filter(|l| !declarations.labels.contains(&l.value)) {
                         problems.push(problem(
                             codes::UNDECLARED_MODEL_LABEL,
-                            messages::label_not_declared(&lit.value, &declarations.labels),
+                            messages::undeclared_label(&lit.value, &declarations.labels),
                             lit.range.clone(),
                         ));
                     }
                 }
                 member => {
-                    if let Some(message) = messages::older_api(member) {
+                    if let Some(message) = static_messages::older_api(member) {
                         problems.push(problem(
                             codes::OLDER_API,
                             message.to_owned(),
@@ -147,8 +151,42 @@ pub fn check(
                 }
             }
         }
+        if frontmatter.is_some() {
+            for read in &block.calls_reads {
+                calls_read(&declarations, &locals, caller, read, &mut problems);
+            }
+        }
     }
     problems
+}
+
+/// `tools.calls.X` / `tools.calls['X']`: X must be a slot or a local tool the section
+/// (or the shared library) registers, else the read can only raise.
+fn calls_read(
+    declarations: &Declarations<'_>,
+    locals: &[(Caller, Option<&str>)],
+    caller: Caller,
+    read: &CallsRead,
+    problems: &mut Vec<StaticProblem>,
+) {
+    let key = read.key.as_str();
+    if declarations.bound.iter().any(|a| a == key) || local_in_scope(locals, caller, key) {
+        return;
+    }
+    problems.push(problem(
+        codes::UNKNOWN_CALLS_KEY,
+        static_messages::calls_key_unknown(key),
+        read.range.clone(),
+    ));
+}
+
+/// True when a local tool registered where `caller` can see it may be named `name`
+/// (one registered under a computed alias could be).
+fn local_in_scope(locals: &[(Caller, Option<&str>)], caller: Caller, name: &str) -> bool {
+    locals.iter().any(|(c, alias)| {
+        let same_section = *c == caller || *c == Caller::Shared || caller == Caller::Shared;
+        same_section && alias.map_or(true, |alias| alias == name)
+    })
 }
 
 fn problem(code: &'static str, message: String, range: Range<usize>) -> StaticProblem {
@@ -176,7 +214,11 @@ fn scope_alias(
     } else if !declarations.bound.contains(&lit.value) {
         problems.push(problem(
             codes::UNBOUND_TOOL_SLOT,
-            messages::not_a_bound_slot(function, &lit.value),
+            if function == "tools.always" {
+                messages::always_not_bound(&lit.value)
+            } else {
+                messages::add_not_bound(&lit.value)
+            },
             lit.range.clone(),
         ));
     }
@@ -196,17 +238,13 @@ fn tool_call(
     if !engine_tool && declarations.bound.iter().any(|a| a == name) {
         return;
     }
-    // A local tool registered under a computed alias could be this one.
-    let local = locals.iter().any(|(c, alias)| {
-        let same_section = *c == caller || *c == Caller::Shared || caller == Caller::Shared;
-        same_section && alias.map_or(true, |alias| alias == name)
-    });
+    let local = local_in_scope(locals, caller, name);
     if !engine_tool && local {
         return;
     }
     problems.push(problem(
         codes::UNBOUND_TOOL,
-        messages::not_bound_in_run(name, &declarations.bound),
+        messages::unbound_tool(name, &declarations.bound),
         lit.range.clone(),
     ));
 }
@@ -228,7 +266,7 @@ fn add_local(declarations: &Declarations<'_>, lit: &StringLit, problems: &mut Ve
     if let Some(slot) = slot {
         let mut found = problem(
             codes::LOCAL_TOOL_CLASH,
-            messages::local_duplicates_slot(&lit.value),
+            messages::add_local_duplicates_slot(&lit.value),
             lit.range.clone(),
         );
         found
@@ -251,7 +289,7 @@ fn local_params(named: &[NamedField], problems: &mut Vec<StaticProblem>) {
             Arg::Literal(_, range) => {
                 problems.push(problem(
                     codes::LOCAL_TOOL_PARAM,
-                    messages::local_param_shape(&field.name),
+                    messages::add_local_bad_param(&field.name),
                     field.name_range.start..range.end,
                 ));
                 None
@@ -261,7 +299,7 @@ fn local_params(named: &[NamedField], problems: &mut Vec<StaticProblem>) {
         if let Some(lit) = type_literal.filter(|l| !PARAM_TYPES.contains(&l.value.as_str())) {
             problems.push(problem(
                 codes::LOCAL_TOOL_PARAM,
-                messages::local_param_type(&field.name, &lit.value),
+                messages::add_local_unsupported_type(&field.name, &lit.value),
                 lit.range.clone(),
             ));
         }
@@ -280,7 +318,7 @@ fn target(sections: &Sections, caller: Caller, lit: &StringLit, problems: &mut V
         .collect();
     problems.push(problem(
         codes::INVISIBLE_TARGET,
-        messages::target_not_visible(&lit.value, &sections.caller_name(caller), &visible),
+        messages::section_not_visible(&lit.value, &sections.caller_name(caller), &visible),
         lit.range.clone(),
     ));
 }

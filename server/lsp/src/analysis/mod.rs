@@ -1,7 +1,7 @@
 //! The semantic model of one snapshot: the facts of its Lua blocks, its
-//! section tree with visibility, and the static Lua checks. The Host's catalog
-//! (Plugins, tool descriptions, prepare problems) joins here when the engine
-//! provides it.
+//! section tree with visibility, and the static Lua checks. What depends on the
+//! Host's catalog (Plugins, tool descriptions, prepare problems) lives in
+//! [`crate::catalog`]: it changes without the text changing.
 
 pub mod checks;
 pub mod facts_cache;

@@ -1,4 +1,6 @@
-//! `textDocument/completion`: top-level frontmatter keys; aliases inside
+//! `textDocument/completion`: top-level frontmatter keys; Plugin ids the Host
+//! registers inside `plugins:` and tool paths of the declared Plugins inside a
+//! `tools:` value ([`super::catalog_completion`]); aliases inside
 //! `tools.call('`/`tools.add('`/`tools.always('`; labels inside
 //! `models.use('`/`get('`/`default('`; the targets visible from the caller
 //! inside `jump('`/`call('`/`fanout('`; the Lua API members after `tools.`,
@@ -15,10 +17,15 @@ use tower_lsp::lsp_types::{
 use crate::analysis::lua_context::{member_access, string_arg};
 use crate::analysis::symbols::{ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS};
 use crate::api_reference;
+use crate::catalog::DocCatalog;
 use crate::snapshot::Snapshot;
 
 /// The completion items at `position`.
-pub fn completion(snapshot: &Snapshot, position: Position) -> Vec<CompletionItem> {
+pub fn completion(
+    snapshot: &Snapshot,
+    catalog: &DocCatalog,
+    position: Position,
+) -> Vec<CompletionItem> {
     let positions = snapshot.positions();
     let offset = positions.offset(position);
     let document = &snapshot.analysis.document;
@@ -41,6 +48,9 @@ pub fn completion(snapshot: &Snapshot, position: Position) -> Vec<CompletionItem
     if let Some(frontmatter) = &document.frontmatter {
         let yaml = &frontmatter.yaml_range;
         if yaml.start <= offset && offset <= yaml.end {
+            if let Some(items) = super::catalog_completion::completion(snapshot, catalog, offset) {
+                return items;
+            }
             return frontmatter_keys(snapshot, offset)
                 .map(|(replace, present)| {
                     KNOWN_KEYS

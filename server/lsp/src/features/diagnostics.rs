@@ -1,18 +1,24 @@
 //! `textDocument/publishDiagnostics`: every syntax problem, then every static
-//! Lua check problem, with exact ranges, severity Error, a stable code and
-//! related information.
+//! Lua check problem, then every prepare problem against the Host's catalog
+//! ([`crate::catalog::problems`]) and the Lua uses of slots it leaves unbound
+//! ([`crate::catalog::unbound`]), with exact ranges, a severity, a stable code
+//! and related information.
 
 use tower_lsp::lsp_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
 };
 
+use crate::catalog::problems::{self, Severity};
+use crate::catalog::unbound;
+use crate::catalog::DocCatalog;
 use crate::snapshot::Snapshot;
 
 /// The `source` of every diagnostic the server publishes.
 pub const SOURCE: &str = "promptforge";
 
-/// The diagnostics of a snapshot; none for a document that is not a prompt.
-pub fn diagnostics(snapshot: &Snapshot) -> Vec<Diagnostic> {
+/// The diagnostics of a snapshot against its catalog; none for a document that is
+/// not a prompt.
+pub fn diagnostics(snapshot: &Snapshot, catalog: &DocCatalog) -> Vec<Diagnostic> {
     if !snapshot.is_prompt {
         return Vec::new();
     }
@@ -57,6 +63,34 @@ pub fn diagnostics(snapshot: &Snapshot) -> Vec<Diagnostic> {
             related,
         )
     }));
+    if let Some(frontmatter) = &snapshot.analysis.document.frontmatter {
+        out.extend(
+            problems::problems(frontmatter, catalog)
+                .into_iter()
+                .map(|p| {
+                    let related = p
+                        .related
+                        .iter()
+                        .map(|(range, message)| DiagnosticRelatedInformation {
+                            location: location(range),
+                            message: message.clone(),
+                        })
+                        .collect();
+                    let mut found =
+                        diagnostic(positions.range(&p.range), p.code, p.message, related);
+                    if p.severity == Severity::Warning {
+                        found.severity = Some(DiagnosticSeverity::WARNING);
+                    }
+                    found
+                }),
+        );
+        let unbound = unbound::problems(frontmatter, snapshot.model(), catalog);
+        out.extend(
+            unbound
+                .into_iter()
+                .map(|p| diagnostic(positions.range(&p.range), p.code, p.message, Vec::new())),
+        );
+    }
     out
 }
 

@@ -1,6 +1,8 @@
-//! `textDocument/hover`: an alias (its tool path and Plugin), a model label (its
-//! options), a section target or heading (the section's prose), a Plugin id, a
-//! tool path, a frontmatter key, and the Lua API (signature and reference text).
+//! `textDocument/hover`: an alias (the catalog's description of its tool, its
+//! tool path, Plugin, parameters and trust), a model label (its options), a
+//! section target or heading (the section's prose), a Plugin id (its tools), a
+//! tool path (its tool), a frontmatter key, and the Lua API (signature and
+//! reference text).
 
 use std::ops::Range;
 
@@ -8,12 +10,13 @@ use tower_lsp::lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Posi
 
 use crate::analysis::symbols::{symbol_at, Symbol};
 use crate::api_reference;
+use crate::catalog::{DocCatalog, PluginState, ToolInfo};
 use crate::snapshot::Snapshot;
 
 /// The hover at `position`, if anything there has one.
-pub fn hover(snapshot: &Snapshot, position: Position) -> Option<Hover> {
+pub fn hover(snapshot: &Snapshot, catalog: &DocCatalog, position: Position) -> Option<Hover> {
     let offset = snapshot.positions().offset(position);
-    let (markdown, range) = hover_text(snapshot, offset)?;
+    let (markdown, range) = hover_text(snapshot, catalog, offset)?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -28,11 +31,15 @@ fn contains(range: &Range<usize>, offset: usize) -> bool {
 }
 
 /// The hover's Markdown and the range it is about.
-pub fn hover_text(snapshot: &Snapshot, offset: usize) -> Option<(String, Range<usize>)> {
+pub fn hover_text(
+    snapshot: &Snapshot,
+    catalog: &DocCatalog,
+    offset: usize,
+) -> Option<(String, Range<usize>)> {
     let document = &snapshot.analysis.document;
     let model = snapshot.model();
     if let Some((symbol, range)) = symbol_at(document, model, offset) {
-        return symbol_text(snapshot, &symbol).map(|text| (text, range));
+        return symbol_text(snapshot, catalog, &symbol).map(|text| (text, range));
     }
     if let Some(frontmatter) = &document.frontmatter {
         if let Some(plugin) = frontmatter
@@ -55,11 +62,12 @@ pub fn hover_text(snapshot: &Snapshot, offset: usize) -> Option<(String, Range<u
             if !slots.is_empty() {
                 text.push_str(&format!("\n\nbacks the tool slots {}", slots.join(", ")));
             }
+            text.push_str(&plugin_tools(catalog, &plugin.id.value));
             return Some((text, plugin.id.range.clone()));
         }
         for slot in &frontmatter.tools {
             if let Some(path) = slot.path.as_ref().filter(|p| contains(&p.range, offset)) {
-                return symbol_text(snapshot, &Symbol::Alias(slot.alias.value.clone()))
+                return symbol_text(snapshot, catalog, &Symbol::Alias(slot.alias.value.clone()))
                     .map(|t| (t, path.range.clone()));
             }
         }
@@ -87,7 +95,7 @@ pub fn hover_text(snapshot: &Snapshot, offset: usize) -> Option<(String, Range<u
     None
 }
 
-fn symbol_text(snapshot: &Snapshot, symbol: &Symbol) -> Option<String> {
+fn symbol_text(snapshot: &Snapshot, catalog: &DocCatalog, symbol: &Symbol) -> Option<String> {
     let document = &snapshot.analysis.document;
     let frontmatter = document.frontmatter.as_ref();
     match symbol {
@@ -97,7 +105,13 @@ fn symbol_text(snapshot: &Snapshot, symbol: &Symbol) -> Option<String> {
                     "`{alias}` is not a tool slot of this prompt (no `tools:` key names it)"
                 ));
             };
-            let mut text = format!("**tool slot** `{alias}`");
+            let tool = slot.path.as_ref().and_then(|p| catalog.tool(&p.value));
+            let mut text = String::new();
+            if let Some(tool) = tool.filter(|t| !t.description.trim().is_empty()) {
+                text.push_str(tool.description.trim_end());
+                text.push_str("\n\n");
+            }
+            text.push_str(&format!("**tool slot** `{alias}`"));
             if let Some(path) = &slot.path {
                 text.push_str(&format!("\n\ntool path `{}`", path.value));
             }
@@ -110,6 +124,22 @@ fn symbol_text(snapshot: &Snapshot, symbol: &Symbol) -> Option<String> {
                     ", not declared under `plugins:`"
                 };
                 text.push_str(&format!("\n\nPlugin `{plugin}`{note}"));
+                match (tool, catalog.plugin(plugin).map(|p| &p.state)) {
+                    (Some(tool), _) => text.push_str(&tool_details(tool)),
+                    (None, Some(PluginState::Pending)) => {
+                        text.push_str("\n\nthe Plugin's tools are still being listed");
+                    }
+                    (None, Some(PluginState::Ready(_))) => text.push_str(
+                        "\n\nthe catalog has no tool with this path: the slot stays unbound",
+                    ),
+                    (None, Some(PluginState::Failed(reason))) => {
+                        text.push_str(&format!("\n\nthe Plugin failed to activate: {reason}"));
+                    }
+                    (None, Some(PluginState::Unregistered)) => {
+                        text.push_str("\n\nthe Host registers no Plugin with this id");
+                    }
+                    (None, None) => {}
+                }
             }
             Some(text)
         }
@@ -148,6 +178,52 @@ fn symbol_text(snapshot: &Snapshot, symbol: &Symbol) -> Option<String> {
                 }
             }
             Some(text)
+        }
+    }
+}
+
+/// A tool's parameters and trust, as paragraphs after the slot's lines.
+fn tool_details(tool: &ToolInfo) -> String {
+    let lines = promptforge_engine::harness::parameter_lines(&tool.parameters);
+    let mut text = if lines.is_empty() {
+        "\n\nparameters: none".to_owned()
+    } else {
+        let listed: Vec<String> = lines.iter().map(|l| format!("- {l}")).collect();
+        format!("\n\nparameters:\n{}", listed.join("\n"))
+    };
+    let trust = if tool.untrusted {
+        "untrusted (the model receives it in the untrusted envelope)"
+    } else {
+        "trusted"
+    };
+    text.push_str(&format!("\n\noutput: {trust}"));
+    if tool.structured {
+        text.push_str(", structured (JSON)");
+    }
+    text
+}
+
+/// A Plugin's tools (or why there are none yet), as a paragraph after its lines.
+fn plugin_tools(catalog: &DocCatalog, id: &str) -> String {
+    let Some(plugin) = catalog.plugin(id) else {
+        return String::new();
+    };
+    match &plugin.state {
+        PluginState::Unregistered => "\n\nthe Host registers no Plugin with this id".to_owned(),
+        PluginState::Pending => "\n\nits tools are still being listed".to_owned(),
+        PluginState::Failed(reason) => format!("\n\nit failed to activate: {reason}"),
+        PluginState::Ready(tools) if tools.is_empty() => "\n\nit contributes no tools".to_owned(),
+        PluginState::Ready(tools) => {
+            let listed: Vec<String> = tools
+                .iter()
+                .map(
+                    |t| match t.description.lines().next().filter(|l| !l.is_empty()) {
+                        Some(first) => format!("- `{}` - {first}", t.path),
+                        None => format!("- `{}`", t.path),
+                    },
+                )
+                .collect();
+            format!("\n\ntools:\n{}", listed.join("\n"))
         }
     }
 }

@@ -1,5 +1,7 @@
 //! One module per protocol feature, and the capabilities they add up to.
 
+pub mod catalog_completion;
+pub mod code_actions;
 pub mod code_lens;
 pub mod completion;
 pub mod definition;
@@ -7,14 +9,16 @@ pub mod diagnostics;
 pub mod document_symbols;
 pub mod folding;
 pub mod hover;
+pub mod inlay_hints;
 pub mod references;
 pub mod rename;
 pub mod semantic_tokens;
 pub mod signature_help;
 
 use tower_lsp::lsp_types::{
-    CodeLensOptions, CompletionOptions, FoldingRangeProviderCapability, HoverProviderCapability,
-    OneOf, RenameOptions, SemanticTokensFullOptions, SemanticTokensOptions,
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
+    CompletionOptions, FoldingRangeProviderCapability, HoverProviderCapability, OneOf,
+    RenameOptions, SemanticTokensFullOptions, SemanticTokensOptions,
     SemanticTokensServerCapabilities, ServerCapabilities, SignatureHelpOptions,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
     WorkDoneProgressOptions,
@@ -62,6 +66,12 @@ pub fn capabilities(encoding: PositionEncoding) -> ServerCapabilities {
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+            resolve_provider: Some(false),
+        })),
         ..ServerCapabilities::default()
     }
 }

@@ -1,0 +1,371 @@
+//! The workspace's tool catalogs: for each configuration file (None: the built-in
+//! defaults) one Host, and for each Plugin id a document declares the outcome of
+//! activating it (its tools, or why it failed), cached until the configuration
+//! changes.
+//!
+//! Built-in Plugins (`promptforge/web`) activate at once, on the asking thread.
+//! Plugins of `[plugin."ns/name"]` tables (MCP servers) activate in a background
+//! task with a timeout ([`ACTIVATION_TIMEOUT`]): nothing ever waits for one. Until
+//! it finishes the Plugin is [`PluginState::Pending`]; when it finishes, its id is
+//! sent on the channel given to [`Catalogs::new`], so the server re-publishes the
+//! diagnostics of the documents that declare it. The tools' descriptions are
+//! copied out and the activation's cancel signal fired right after listing, so a
+//! started MCP server lives only as long as it takes to list its tools. Every
+//! activation is cancelled by [`Catalogs::shutdown`] and [`Catalogs::reset`].
+
+pub mod problems;
+pub mod unbound;
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use promptforge_engine::harness::{Activation, ActivationError, OutputKind, Plugin, Tool, Trust};
+use promptforge_engine::host::{Config, Discovery, Host};
+use promptforge_engine::Store;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+use tower_lsp::lsp_types::Url;
+
+/// How long an MCP server may take to start and list its tools for the editor.
+pub const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The environment variable that replaces [`ACTIVATION_TIMEOUT`] (in milliseconds),
+/// for the protocol tests.
+pub const TIMEOUT_ENV: &str = "PROMPTFORGE_LSP_ACTIVATION_TIMEOUT_MS";
+
+/// One tool of a Plugin, as the catalog describes it (copied out of the engine's `Tool`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    /// The tool path, `namespace/plugin/name`.
+    pub path: String,
+    /// The name the model sees.
+    pub wire_name: String,
+    /// The description the model sees.
+    pub description: String,
+    /// The JSON Schema of its parameters.
+    pub parameters: serde_json::Value,
+    /// True when its output arrives in the untrusted envelope.
+    pub untrusted: bool,
+    /// True when a script call receives its output decoded from JSON.
+    pub structured: bool,
+}
+
+impl ToolInfo {
+    fn of(tool: &dyn Tool) -> Self {
+        ToolInfo {
+            path: tool.id().as_str().to_owned(),
+            wire_name: tool.wire_name().to_owned(),
+            description: tool.description().to_owned(),
+            parameters: tool.parameters().clone(),
+            untrusted: tool.trust() == Trust::Untrusted,
+            structured: tool.output_kind() == OutputKind::Structured,
+        }
+    }
+}
+
+/// What is known of one declared Plugin.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PluginState {
+    /// The Host registers no Plugin with this id.
+    Unregistered,
+    /// Its activation has not finished yet.
+    Pending,
+    /// It activated and contributed these tools (only those under its id), in its order.
+    Ready(Arc<Vec<ToolInfo>>),
+    /// It failed to activate, for this reason.
+    Failed(String),
+}
+
+/// One Plugin of a document's view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginView {
+    /// The Plugin id.
+    pub id: String,
+    /// Its state.
+    pub state: PluginState,
+    /// The ids of the Plugins it conflicts with.
+    pub conflicts: Vec<String>,
+}
+
+/// What one document sees of its Host's catalog.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocCatalog {
+    /// The configuration file of the Host (None: the built-in defaults).
+    pub config: Option<PathBuf>,
+    /// The configuration's error, when no Host could be built from it.
+    pub error: Option<String>,
+    /// Every Plugin id the Host registers, in registration order.
+    pub registered: Vec<String>,
+    /// The Plugins asked for (the ones the document declares), in the order asked.
+    pub plugins: Vec<PluginView>,
+}
+
+impl DocCatalog {
+    /// The view of the Plugin `id`, when it was asked for.
+    pub fn plugin(&self, id: &str) -> Option<&PluginView> {
+        self.plugins.iter().find(|p| p.id == id)
+    }
+
+    /// Every tool of the Plugins asked for that are ready, in declaration order.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolInfo> {
+        self.plugins.iter().flat_map(|p| match &p.state {
+            PluginState::Ready(tools) => tools.as_slice(),
+            _ => &[],
+        })
+    }
+
+    /// The tool at exactly `path` among the Plugins asked for.
+    pub fn tool(&self, path: &str) -> Option<&ToolInfo> {
+        self.tools().find(|t| t.path == path)
+    }
+}
+
+/// The Host of one configuration and its Plugins' activation outcomes.
+struct HostEntry {
+    host: Result<Arc<Host>, String>,
+    config: Option<PathBuf>,
+    plugins: Mutex<HashMap<String, PluginState>>,
+    /// Fires on reset and shutdown: cancels this Host's activations.
+    cancel: CancellationToken,
+}
+
+#[derive(Default)]
+struct State {
+    /// A document folder -> the configuration file discovery found for it.
+    configs: HashMap<Option<PathBuf>, Option<PathBuf>>,
+    /// A configuration file -> its Host.
+    hosts: HashMap<Option<PathBuf>, Arc<HostEntry>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The catalogs of every configuration the open documents use.
+pub struct Catalogs {
+    state: Mutex<State>,
+    runtime: Option<tokio::runtime::Handle>,
+    shutdown: CancellationToken,
+    ready: UnboundedSender<String>,
+    timeout: Duration,
+}
+
+impl Catalogs {
+    /// The catalogs; the id of every Plugin whose background activation finishes is
+    /// sent on `ready`. Background activations run on the current tokio runtime.
+    pub fn new(ready: UnboundedSender<String>) -> Self {
+        Catalogs {
+            state: Mutex::new(State::default()),
+            runtime: tokio::runtime::Handle::try_current().ok(),
+            shutdown: CancellationToken::new(),
+            ready,
+            timeout: std::env::var(TIMEOUT_ENV)
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+                .map_or(ACTIVATION_TIMEOUT, Duration::from_millis),
+        }
+    }
+
+    /// Forgets every Host and activation outcome (the configuration changed) and
+    /// cancels the activations still running.
+    pub fn reset(&self) {
+        let mut state = lock(&self.state);
+        for entry in state.hosts.values() {
+            entry.cancel.cancel();
+        }
+        *state = State::default();
+    }
+
+    /// Cancels every activation, for good (the server shuts down).
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// The view of the document at `uri` for the Plugins `declared`, starting the
+    /// activations not started yet; never waits for a background activation.
+    pub fn view(&self, uri: &Url, declared: &[&str]) -> DocCatalog {
+        let dir = uri
+            .to_file_path()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        let entry = self.entry(dir);
+        let host = match &entry.host {
+            Ok(host) => Arc::clone(host),
+            Err(error) => {
+                return DocCatalog {
+                    config: entry.config.clone(),
+                    error: Some(error.clone()),
+                    ..DocCatalog::default()
+                }
+            }
+        };
+        let plugins = declared
+            .iter()
+            .map(|id| self.plugin(&entry, &host, id))
+            .collect();
+        DocCatalog {
+            config: entry.config.clone(),
+            error: None,
+            registered: host.harness().ids(),
+            plugins,
+        }
+    }
+
+    /// The Host entry of a document folder, built on first use.
+    fn entry(&self, dir: Option<PathBuf>) -> Arc<HostEntry> {
+        let mut state = lock(&self.state);
+        let config_path = match state.configs.get(&dir) {
+            Some(found) => found.clone(),
+            None => {
+                let found = Discovery::from_env(None, dir.clone()).find();
+                state.configs.insert(dir, found.clone());
+                found
+            }
+        };
+        if let Some(entry) = state.hosts.get(&config_path) {
+            return Arc::clone(entry);
+        }
+        let loaded = match &config_path {
+            Some(path) => Config::load(path).map_err(|e| e.to_string()),
+            None => Ok(Config::default()),
+        };
+        let host = loaded.and_then(|config| Host::new(config).map_err(|e| e.to_string()));
+        let entry = Arc::new(HostEntry {
+            host: host.map(Arc::new),
+            config: config_path.clone(),
+            plugins: Mutex::new(HashMap::new()),
+            cancel: self.shutdown.child_token(),
+        });
+        state.hosts.insert(config_path, Arc::clone(&entry));
+        entry
+    }
+
+    fn plugin(&self, entry: &Arc<HostEntry>, host: &Arc<Host>, id: &str) -> PluginView {
+        let Some(plugin) = host.harness().get(id).cloned() else {
+            return PluginView {
+                id: id.to_owned(),
+                state: PluginState::Unregistered,
+                conflicts: Vec::new(),
+            };
+        };
+        let conflicts = plugin.conflicts();
+        let known = {
+            let mut plugins = lock(&entry.plugins);
+            let known = plugins.get(id).cloned();
+            if known.is_none() {
+                plugins.insert(id.to_owned(), PluginState::Pending);
+            }
+            known
+        };
+        let state = match known {
+            Some(state) => state,
+            None => self.activate(entry, host, plugin, id),
+        };
+        PluginView {
+            id: id.to_owned(),
+            state,
+            conflicts,
+        }
+    }
+
+    /// Starts activating `plugin`: a built-in one that finishes on its first poll
+    /// is settled at once; any other runs in the background (Pending meanwhile).
+    fn activate(
+        &self,
+        entry: &Arc<HostEntry>,
+        host: &Host,
+        plugin: Arc<dyn Plugin>,
+        id: &str,
+    ) -> PluginState {
+        let cancel = entry.cancel.child_token();
+        let activation = Activation {
+            filesystem: Arc::new(Store::in_memory()),
+            cancel: cancel.clone(),
+            services: host.services(),
+        };
+        if !host.config().plugins.contains_key(id) {
+            let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                plugin.activate(activation.clone()).now_or_never()
+            }));
+            let outcome = match polled {
+                Ok(outcome) => outcome,
+                Err(_) => Some(Err(ActivationError::new(PANICKED))),
+            };
+            if let Some(outcome) = outcome {
+                let state = settle(id, outcome);
+                cancel.cancel();
+                let _ = plugin.take_log();
+                lock(&entry.plugins).insert(id.to_owned(), state.clone());
+                return state;
+            }
+        }
+        let Some(runtime) = &self.runtime else {
+            let state =
+                PluginState::Failed("the language server has no runtime to start it in".to_owned());
+            lock(&entry.plugins).insert(id.to_owned(), state.clone());
+            return state;
+        };
+        let entry = Arc::clone(entry);
+        let ready = self.ready.clone();
+        let timeout = self.timeout;
+        let id = id.to_owned();
+        runtime.spawn(async move {
+            let outcome = tokio::select! {
+                finished = tokio::time::timeout(timeout, AssertUnwindSafe(plugin.activate(activation)).catch_unwind()) => match finished {
+                    Ok(Ok(outcome)) => outcome,
+                    Ok(Err(_)) => Err(ActivationError::new(PANICKED)),
+                    Err(_) => Err(ActivationError::new(timed_out(timeout))),
+                },
+                () = cancel.cancelled() => return,
+            };
+            let state = settle(&id, outcome);
+            // The tools are copied out: the started server can stop now.
+            cancel.cancel();
+            let _ = plugin.take_log();
+            if entry.cancel.is_cancelled() {
+                return;
+            }
+            lock(&entry.plugins).insert(id.clone(), state);
+            let _ = ready.send(id);
+        });
+        PluginState::Pending
+    }
+}
+
+impl Drop for Catalogs {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// The reason of an activation that panicked.
+pub const PANICKED: &str = "it panicked while activating";
+
+/// The reason of an activation that took longer than `timeout`.
+pub fn timed_out(timeout: Duration) -> String {
+    format!(
+        "it did not list its tools within {} s",
+        timeout.as_secs_f64()
+    )
+}
+
+/// The state an activation outcome gives: the tools under the Plugin's id (as the
+/// Harness admits them), or the failure's reason.
+fn settle(id: &str, outcome: Result<Vec<Arc<dyn Tool>>, ActivationError>) -> PluginState {
+    match outcome {
+        Ok(tools) => PluginState::Ready(Arc::new(
+            tools
+                .iter()
+                .filter(|t| t.id().is_under(id))
+                .map(|t| ToolInfo::of(t.as_ref()))
+                .collect(),
+        )),
+        Err(error) => PluginState::Failed(error.reason),
+    }
+}

@@ -1,0 +1,133 @@
+//! Computing and publishing diagnostics: for a handler (after an edit) and
+//! outside any handler (when a Plugin's background activation finishes, or the
+//! configuration changes). Cheap to clone: every part is shared.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedReceiver;
+use tower_lsp::lsp_types::MessageType;
+use tower_lsp::Client;
+
+use crate::catalog::problems::declared_ids;
+use crate::catalog::{Catalogs, DocCatalog};
+use crate::documents::Documents;
+use crate::features;
+use crate::snapshot::Snapshot;
+
+/// What publishing needs, shared by the server and its background tasks.
+#[derive(Clone)]
+pub struct Publisher {
+    /// The client.
+    pub client: Client,
+    /// The open documents.
+    pub documents: Arc<Documents>,
+    /// The Hosts' catalogs.
+    pub catalogs: Arc<Catalogs>,
+    /// Serialises publishing, so a stale version is never published after a newer one.
+    order: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// The catalog view of a snapshot: its declared Plugins (none for a document that
+/// is not a prompt or has no frontmatter).
+pub fn catalog_view(catalogs: &Catalogs, snapshot: &Snapshot) -> DocCatalog {
+    let declared = snapshot
+        .analysis
+        .document
+        .frontmatter
+        .as_ref()
+        .filter(|_| snapshot.is_prompt)
+        .map(declared_ids)
+        .unwrap_or_default();
+    catalogs.view(&snapshot.uri, &declared)
+}
+
+impl Publisher {
+    /// A publisher for `client`'s documents.
+    pub fn new(client: Client, documents: Arc<Documents>, catalogs: Arc<Catalogs>) -> Self {
+        Publisher {
+            client,
+            documents,
+            catalogs,
+            order: Arc::new(tokio::sync::Mutex::new(())),
+        }
+    }
+
+    /// Computes and publishes the diagnostics of `snapshot` unless a newer version
+    /// arrived meanwhile (then the newer one publishes). `was_prompt` makes a document
+    /// that stopped being a prompt get an empty list once.
+    pub async fn publish(&self, snapshot: Arc<Snapshot>, was_prompt: bool) {
+        if !snapshot.is_prompt && !was_prompt {
+            return;
+        }
+        let work = Arc::clone(&snapshot);
+        let catalogs = Arc::clone(&self.catalogs);
+        let computed = tokio::task::spawn_blocking(move || {
+            let catalog = catalog_view(&catalogs, &work);
+            features::diagnostics::diagnostics(&work, &catalog)
+        })
+        .await;
+        let diagnostics = match computed {
+            Ok(diagnostics) => diagnostics,
+            Err(error) => {
+                let message = format!(
+                    "diagnostics of {} failed: {}",
+                    snapshot.uri,
+                    crate::server::panic_text(error)
+                );
+                self.client.log_message(MessageType::ERROR, message).await;
+                return;
+            }
+        };
+        let _order = self.order.lock().await;
+        if self.documents.version(&snapshot.uri) != Some(snapshot.version) {
+            return;
+        }
+        self.client
+            .publish_diagnostics(snapshot.uri.clone(), diagnostics, Some(snapshot.version))
+            .await;
+    }
+
+    /// Publishes an empty list for a document that closed.
+    pub async fn clear(&self, uri: tower_lsp::lsp_types::Url) {
+        let _order = self.order.lock().await;
+        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+
+    /// Re-publishes every open prompt (the configuration changed).
+    pub async fn republish_all(&self) {
+        for snapshot in self.documents.all() {
+            self.publish(snapshot, false).await;
+        }
+    }
+
+    /// Re-publishes the open prompts that declare `id`.
+    pub async fn republish_declaring(&self, id: &str) {
+        for snapshot in self.documents.all() {
+            let declares = snapshot
+                .analysis
+                .document
+                .frontmatter
+                .as_ref()
+                .is_some_and(|f| f.plugins.iter().any(|d| d.id.value == id));
+            if declares {
+                self.publish(snapshot, false).await;
+            }
+        }
+    }
+
+    /// Re-publishes the documents of every Plugin whose activation finished, until
+    /// the catalogs are dropped.
+    pub async fn follow_activations(self, mut ready: UnboundedReceiver<String>) {
+        while let Some(id) = ready.recv().await {
+            let mut ids = vec![id];
+            while let Ok(more) = ready.try_recv() {
+                if !ids.contains(&more) {
+                    ids.push(more);
+                }
+            }
+            for id in ids {
+                self.republish_declaring(&id).await;
+            }
+        }
+    }
+}
