@@ -56,7 +56,9 @@ pub fn install_aliases(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
             ToolObject {
                 alias: slot.alias.clone(),
                 description: tool.description().to_owned(),
-                wire_name: tool.wire_name().to_owned(),
+                // The chapter: `.wire_name` is the path's last segment, whatever the
+                // tool's own wire name says.
+                wire_name: tool.id().short_name().to_owned(),
             },
         )?;
     }
