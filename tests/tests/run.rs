@@ -114,12 +114,12 @@ fn parse_errors_refuse_at_the_first_with_the_parse_kind() {
 #[test]
 fn requirements_unmet_continues_on_the_following_lines() {
     let s = Scratch::new("run-requirements");
-    s.write("a.md", "---\nname: p\ndescription: d\npromptforge: 0\nplugins: [promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\n---\n\n# T\n");
+    s.write("a.md", "---\nname: p\ndescription: d\npromptforge: 0\nplugins: [promptforge/web, acme/absent]\ntools:\n  fetch: promptforge/web/fetch\n  read: acme/other/read\n---\n\n# T\n");
     let run = pf(s.path(), &["run", "a.md"]);
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr,
-        "a.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web\n"
+        "a.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent\n- missing required Plugin: acme/other\n"
     );
 }
 

@@ -199,3 +199,18 @@ fn limits_and_jumps_reach_through_coroutines() {
     );
     assert_eq!(result(&run(&prompt("", &body), "")).as_deref(), Some("C"));
 }
+
+/// The hook that lets other chains run (a yield every few thousand instructions)
+/// must not disturb the block it interrupts: a vararg forwarder called in a long
+/// loop keeps its arguments and locals (mlua issue #723, fixed by mlua 0.12).
+#[test]
+fn a_long_loop_interrupted_by_the_scheduler_keeps_its_arguments() {
+    let text = prompt(
+        "",
+        &format!(
+            "## S\n\n{}",
+            lua("local function w(...) return string.rep(...) end\nlocal n = 0\nfor i = 1, 200000 do\n  local s = w('ab', 2)\n  local t = {}\n  n = n + #s\nend\nreturn n")
+        ),
+    );
+    assert_eq!(result(&run(&text, "")).as_deref(), Some("800000"));
+}

@@ -33,7 +33,7 @@ pub fn check_syntax(code: &str) -> Result<(), LuaSyntaxError> {
         let result = lua
             .load(code)
             .set_name(CHUNK_NAME)
-            .set_mode(mlua::ChunkMode::Text)
+            .set_mode(mlua::chunk::ChunkMode::Text)
             .into_function();
         match result {
             Ok(_) => Ok(()),

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mlua::{
-    ChunkMode, Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Value, VmState,
+    chunk::ChunkMode, debug::HookTriggers, Function, Lua, LuaOptions, MultiValue, StdLib, Value,
+    VmState,
 };
 use promptforge_syntax::Document;
 use tokio_util::sync::CancellationToken;
@@ -168,7 +169,7 @@ pub fn load_cached<'a>(
     cache: &'static OnceLock<Option<Vec<u8>>>,
     name: &str,
     source: &'a str,
-) -> mlua::Chunk<'a> {
+) -> mlua::chunk::Chunk<'a> {
     let bytecode = cache.get_or_init(|| {
         let compiler = Lua::new();
         let function = compiler.load(source).set_name(name).into_function().ok()?;
@@ -488,7 +489,7 @@ fn failure_of(lua: &Lua, control: &VmControl, document: &Document, value: Value)
 /// `tostring` of a value, with the VM's original `tostring`.
 pub fn describe(lua: &Lua, value: Value) -> String {
     lua.named_registry_value::<Function>(TOSTRING_KEY)
-        .and_then(|f| f.call::<mlua::String>(value))
+        .and_then(|f| f.call::<mlua::LuaString>(value))
         .map(|s| s.to_string_lossy())
         .unwrap_or_else(|_| "(error object is not a string)".to_owned())
 }
