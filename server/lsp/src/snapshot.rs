@@ -15,10 +15,10 @@ pub struct Snapshot {
     pub uri: Url,
     /// The version the client gave.
     pub version: i32,
-    /// The text of this version.
-    pub text: String,
-    /// The syntax crate's analysis of the text.
-    pub analysis: Analysis,
+    /// The text of this version (shared with the document's parsed file until the next edit).
+    pub text: Arc<String>,
+    /// The syntax crate's analysis of the text (shared with the parsed file).
+    pub analysis: Arc<Analysis>,
     /// True when the text is a prompt (a `promptforge:` key): only prompts are served.
     pub is_prompt: bool,
     /// The session's column unit.
@@ -37,12 +37,12 @@ impl Snapshot {
         encoding: PositionEncoding,
         facts: Arc<FactsCache>,
     ) -> Self {
-        let text = parsed.text().to_owned();
+        let text = parsed.shared_text();
         Snapshot {
             uri,
             version,
             is_prompt: is_prompt(&text),
-            analysis: parsed.analysis().clone(),
+            analysis: parsed.shared_analysis(),
             text,
             encoding,
             model: OnceLock::new(),

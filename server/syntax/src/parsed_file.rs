@@ -5,6 +5,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
@@ -87,11 +88,13 @@ pub struct AnalysisWork {
 
 /// A prompt file, its tree and its analysis, updated by [`ParsedFile::edit`].
 pub struct ParsedFile {
-    text: String,
+    /// Shared with snapshots (an edit copies it only while a snapshot holds it).
+    text: Arc<String>,
     work: AnalysisWork,
     parser: Parser,
     tree: Option<Tree>,
-    analysis: Analysis,
+    /// Shared with snapshots; every re-analysis makes a new one.
+    analysis: Arc<Analysis>,
     frontmatter_cache: Option<FrontmatterCache>,
     lua_cache: LuaCache,
     /// The body's block items of the current analysis, reused after edits.
@@ -120,15 +123,15 @@ impl ParsedFile {
         let mut parser = new_parser();
         let tree = parser.parse(&text, None);
         let mut file = ParsedFile {
-            text,
+            text: Arc::new(text),
             work: AnalysisWork::default(),
             parser,
             tree,
-            analysis: Analysis {
+            analysis: Arc::new(Analysis {
                 document: Document::default(),
                 diagnostics: Vec::new(),
                 line_index: LineIndex::new(""),
-            },
+            }),
             frontmatter_cache: None,
             lua_cache: LuaCache::default(),
             items: Vec::new(),
@@ -139,7 +142,12 @@ impl ParsedFile {
 
     /// The current text.
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_str()
+    }
+
+    /// The current text, shared: a reader keeps it without copying it.
+    pub fn shared_text(&self) -> Arc<String> {
+        Arc::clone(&self.text)
     }
 
     /// The current tree (None only if tree-sitter gave up, which it does not without a timeout).
@@ -152,6 +160,11 @@ impl ParsedFile {
         &self.analysis
     }
 
+    /// The current analysis, shared: a reader keeps it without copying it.
+    pub fn shared_analysis(&self) -> Arc<Analysis> {
+        Arc::clone(&self.analysis)
+    }
+
     /// What the last analysis redid.
     pub fn last_work(&self) -> AnalysisWork {
         self.work
@@ -159,7 +172,7 @@ impl ParsedFile {
 
     /// Consumes the file, keeping its analysis.
     pub fn into_analysis(self) -> Analysis {
-        self.analysis
+        Arc::try_unwrap(self.analysis).unwrap_or_else(|shared| (*shared).clone())
     }
 
     /// Replaces the bytes in `range` with `new_text` and re-analyses incrementally.
@@ -175,7 +188,7 @@ impl ParsedFile {
         }
         let start_position = point_at(&self.text, range.start);
         let old_end_position = point_at(&self.text, range.end);
-        self.text.replace_range(range.clone(), new_text);
+        Arc::make_mut(&mut self.text).replace_range(range.clone(), new_text);
         let new_end = range.start + new_text.len();
         let input = InputEdit {
             start_byte: range.start,
@@ -188,7 +201,7 @@ impl ParsedFile {
         if let Some(tree) = self.tree.as_mut() {
             tree.edit(&input);
         }
-        self.tree = self.parser.parse(&self.text, self.tree.as_ref());
+        self.tree = self.parser.parse(self.text.as_str(), self.tree.as_ref());
         self.analyze(Some(EditOffsets {
             start: range.start,
             old_end: range.end,
@@ -290,11 +303,11 @@ impl ParsedFile {
         }
         sort_in_document_order(&mut diagnostics);
         self.work = work;
-        self.analysis = Analysis {
+        self.analysis = Arc::new(Analysis {
             document,
             diagnostics,
             line_index,
-        };
+        });
     }
 }
 
