@@ -461,3 +461,31 @@ fn catalog_lists_the_hosts_plugins_and_a_prompts_slots() {
         "q.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent\n"
     );
 }
+
+#[test]
+fn catalog_starts_mcp_servers_and_shows_what_they_skipped() {
+    // host.md §3: an MCP server's tools become `ns/name/{tool}`; names outside the
+    // segment grammar are skipped with a log line. Needs node (the stub server).
+    let scratch = Scratch::new("catalog-mcp");
+    let stub = workspace_root().join("server/engine/tests/fixtures/mcp_stub.js");
+    scratch.write(
+        "promptforge.toml",
+        format!(
+            "[plugin.\"acme/stub\"]\ncommand = \"node\"\nargs = [{:?}]\n",
+            stub.display().to_string()
+        ),
+    );
+    let run = run_in(scratch.path(), &["catalog"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("acme/stub\n  acme/stub/echo (untrusted, plain)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  log: MCP server acme/stub: skipped the tool \"getTinyImage\": its name does not fit the segment grammar\n"),
+        "{}",
+        run.stdout
+    );
+}

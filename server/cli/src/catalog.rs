@@ -30,6 +30,8 @@ const EXIT_USAGE: u8 = 2;
 struct PluginListing {
     id: String,
     tools: Result<Vec<Arc<dyn Tool>>, String>,
+    /// What the Plugin logged while activating (tools an MCP server lists that it skipped).
+    log: Vec<String>,
 }
 
 /// Runs `promptforge catalog`; returns the exit status.
@@ -107,14 +109,19 @@ async fn list_plugins(host: &Host, cancel: CancellationToken) -> Vec<PluginListi
         let Some(plugin) = host.harness().get(&id) else {
             continue;
         };
-        let activation = Activation {
-            filesystem: Arc::new(Store::in_memory()),
-            cancel: cancel.clone(),
-            services: host.services(),
-        };
+        let activation = Activation::new(
+            Arc::new(Store::in_memory()),
+            cancel.clone(),
+            host.services(),
+        );
+        let log = activation.log.clone();
         let tools = plugin.activate(activation).await.map_err(|e| e.reason);
         let tools = tools.map(|tools| tools.into_iter().filter(|t| t.id().is_under(&id)).collect());
-        listings.push(PluginListing { id, tools });
+        listings.push(PluginListing {
+            id,
+            tools,
+            log: log.take(),
+        });
     }
     listings
 }
@@ -197,6 +204,9 @@ fn host_text(listings: &[PluginListing]) -> String {
             Ok(tools) => tools.iter().for_each(|t| tool_text(&mut out, t.as_ref())),
             Err(reason) => out.push_str(&format!("  failed to activate: {reason}\n")),
         }
+        for line in &listing.log {
+            out.push_str(&format!("  log: {line}\n"));
+        }
     }
     out
 }
@@ -208,8 +218,11 @@ fn host_json(listings: &[PluginListing]) -> Value {
             Ok(tools) => json!({
                 "id": listing.id,
                 "tools": tools.iter().map(|t| tool_json(t.as_ref())).collect::<Vec<_>>(),
+                "log": listing.log,
             }),
-            Err(reason) => json!({ "id": listing.id, "error": reason, "tools": [] }),
+            Err(reason) => {
+                json!({ "id": listing.id, "error": reason, "tools": [], "log": listing.log })
+            }
         })
         .collect();
     json!({ "plugins": plugins })

@@ -158,17 +158,12 @@ pub async fn prepare(
             None => Err(messages::PLUGIN_NOT_REGISTERED.to_owned()),
             Some(_) if !conflicts.is_empty() => continue,
             Some(plugin) => {
-                let activated = plugin
-                    .activate(Activation {
-                        filesystem: store.clone(),
-                        cancel: cancel.clone(),
-                        services: host.services(),
-                    })
-                    .await
-                    .map_err(|e| e.reason);
+                let activation = Activation::new(store.clone(), cancel.clone(), host.services());
+                let activation_log = activation.log.clone();
+                let activated = plugin.activate(activation).await.map_err(|e| e.reason);
                 // What the Plugin skipped while activating (an MCP tool whose name
                 // does not fit the segment grammar) goes to the run log.
-                log.extend(plugin.take_log());
+                log.extend(activation_log.take());
                 activated
             }
         };

@@ -97,11 +97,22 @@ fn everything_plugin() -> McpPlugin {
 }
 
 fn activation(cancel: &CancellationToken) -> Activation {
-    Activation {
-        filesystem: Arc::new(Store::in_memory()),
-        cancel: cancel.clone(),
-        services: Services::default(),
-    }
+    Activation::new(
+        Arc::new(Store::in_memory()),
+        cancel.clone(),
+        Services::default(),
+    )
+}
+
+/// Activates `plugin` and also returns the lines it wrote to the activation's log.
+async fn activate_logged(
+    plugin: &McpPlugin,
+    cancel: &CancellationToken,
+) -> (Result<Vec<Arc<dyn Tool>>, ActivationError>, Vec<String>) {
+    let activation = activation(cancel);
+    let log = activation.log.clone();
+    let tools = plugin.activate(activation).await;
+    (tools, log.take())
 }
 
 async fn activate(
@@ -204,7 +215,8 @@ async fn activation_lists_the_servers_tools_in_order() {
     let plugin = everything_plugin();
     assert_eq!(plugin.conflicts(), ["acme/fs"]);
     let cancel = CancellationToken::new();
-    let tools = activate(&plugin, &cancel).await.unwrap();
+    let (tools, log) = activate_logged(&plugin, &cancel).await;
+    let tools = tools.unwrap();
     let ids: Vec<&str> = tools.iter().map(|t| t.id().as_str()).collect();
     assert_eq!(
         ids,
@@ -225,7 +237,7 @@ async fn activation_lists_the_servers_tools_in_order() {
         ]
     );
     // Every name of this server fits the segment grammar: nothing is skipped.
-    assert_eq!(plugin.take_log(), Vec::<String>::new());
+    assert_eq!(log, Vec::<String>::new());
     let echo = find(&tools, "echo");
     assert_eq!(echo.description(), "Echoes back the input string");
     assert_eq!(echo.wire_name(), "echo");
@@ -346,7 +358,8 @@ async fn an_unset_mapped_variable_fails_activation() {
 async fn pages_are_followed_and_names_outside_the_grammar_skipped_with_a_log_line() {
     let plugin = plugin_of("node", &[stub().to_str().unwrap_or_default()]);
     let cancel = CancellationToken::new();
-    let tools = activate(&plugin, &cancel).await.unwrap();
+    let (tools, log) = activate_logged(&plugin, &cancel).await;
+    let tools = tools.unwrap();
     let ids: Vec<&str> = tools.iter().map(|t| t.id().as_str()).collect();
     assert_eq!(
         ids,
@@ -358,14 +371,16 @@ async fn pages_are_followed_and_names_outside_the_grammar_skipped_with_a_log_lin
         ]
     );
     assert_eq!(
-        plugin.take_log(),
+        log,
         [
             "MCP server acme/everything: skipped the tool \"getTinyImage\": its name does not fit the segment grammar",
             "MCP server acme/everything: skipped the tool \"bad name\": its name does not fit the segment grammar",
             "MCP server acme/everything: skipped the tool \"echo\": the server lists it twice",
         ]
     );
-    assert!(plugin.take_log().is_empty(), "the log is drained");
+    // Each activation has its own log: a second one writes the same lines afresh.
+    let (_, again) = activate_logged(&plugin, &cancel).await;
+    assert_eq!(again.len(), 3, "{again:?}");
     assert_eq!(find(&tools, "plain.v2").description(), "Plain, titled");
     // A tool with an outputSchema whose result has JSON text only is structured.
     let structured = find(&tools, "structured")
@@ -781,5 +796,39 @@ async fn a_failing_mcp_call_in_models_loop_becomes_wrapped_failure_text() {
     assert_eq!(
         outcome.calls,
         calls(&[("echo", 1), ("links", 1), ("sum", 1)])
+    );
+}
+
+/// host.md §3: a tool "whose name fits the segment grammar" becomes a tool path,
+/// "others are skipped with a log line": the line reaches the run log through
+/// prepare.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skipped_tool_names_reach_the_run_log() {
+    let text = format!(
+        "[plugin.\"{ID}\"]\ncommand = \"node\"\nargs = [{:?}]\n",
+        stub().display().to_string()
+    );
+    let config =
+        promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
+    let host = Host::with_env(config, &host_env).unwrap();
+    let prompt = format!(
+        "---\nname: p\ndescription: d\npromptforge: 0\nplugins:\n  - {ID}\ntools:\n  echo: {ID}/echo\n---\n\n# Title\n\n## Main\n\n```lua\nreturn 'ok'\n```\n"
+    );
+    let outcome = promptforge_engine::run_text(
+        &prompt,
+        Arc::new(host),
+        Arc::new(Store::in_memory()),
+        promptforge_engine::RunOptions::default(),
+        Arc::new(promptforge_engine::NoEvents),
+    )
+    .await;
+    assert_eq!(outcome.result.as_deref(), Some("ok"), "{:?}", outcome.error);
+    assert_eq!(
+        outcome.log,
+        [
+            "MCP server acme/everything: skipped the tool \"getTinyImage\": its name does not fit the segment grammar",
+            "MCP server acme/everything: skipped the tool \"bad name\": its name does not fit the segment grammar",
+            "MCP server acme/everything: skipped the tool \"echo\": the server lists it twice",
+        ]
     );
 }

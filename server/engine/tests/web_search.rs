@@ -53,11 +53,11 @@ fn plugin(endpoint: &str, env: &[(&str, &str)]) -> WebPlugin {
 
 async fn tools_of(plugin: &dyn Plugin) -> Vec<Arc<dyn Tool>> {
     plugin
-        .activate(Activation {
-            filesystem: Arc::new(Store::in_memory()),
-            cancel: CancellationToken::new(),
-            services: Services::default(),
-        })
+        .activate(Activation::new(
+            Arc::new(Store::in_memory()),
+            CancellationToken::new(),
+            Services::default(),
+        ))
         .await
         .unwrap()
 }

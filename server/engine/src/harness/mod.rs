@@ -8,7 +8,7 @@ pub mod tool;
 use std::sync::Arc;
 
 pub use parameters::parameter_lines;
-pub use plugin::{Activation, ActivationError, Plugin, Services};
+pub use plugin::{Activation, ActivationError, ActivationLog, Plugin, Services};
 pub use tool::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
 
 use crate::messages;

@@ -1,6 +1,6 @@
 //! The `Plugin` trait and what a Plugin receives when it activates.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
@@ -44,7 +44,7 @@ impl std::fmt::Debug for Services {
 }
 
 /// What a Plugin receives when it activates: only the run's filesystem, its cancel
-/// signal and the Host's services.
+/// signal and the Host's services, plus where it writes its run log lines.
 #[derive(Debug, Clone)]
 pub struct Activation {
     /// The run's store: the files its tools read and write are the ones the store sees.
@@ -53,6 +53,46 @@ pub struct Activation {
     pub cancel: CancellationToken,
     /// The Host's services.
     pub services: Services,
+    /// The run log lines of this activation (such as the tools an MCP server lists
+    /// that the Plugin skipped); prepare appends them to the run log.
+    pub log: ActivationLog,
+}
+
+impl Activation {
+    /// An activation with an empty log.
+    pub fn new(filesystem: Arc<Store>, cancel: CancellationToken, services: Services) -> Self {
+        Activation {
+            filesystem,
+            cancel,
+            services,
+            log: ActivationLog::default(),
+        }
+    }
+}
+
+/// The log lines one activation writes; each activation has its own, so two runs
+/// activating one Plugin at once never see each other's lines.
+#[derive(Debug, Clone, Default)]
+pub struct ActivationLog(Arc<Mutex<Vec<String>>>);
+
+impl ActivationLog {
+    /// Adds a line.
+    pub fn line(&self, line: String) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(line);
+    }
+
+    /// Every line written so far, in order, leaving the log empty.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
 }
 
 /// Why a Plugin failed to activate (the reason the skip line or notice gives).
@@ -84,10 +124,4 @@ pub trait Plugin: Send + Sync {
     /// Activates the Plugin for one run and returns its tools, in its own order.
     async fn activate(&self, activation: Activation)
         -> Result<Vec<Arc<dyn Tool>>, ActivationError>;
-    /// The run log lines of the latest activations (such as tools an MCP server
-    /// lists that the Plugin skipped), drained: prepare appends them to the run log
-    /// right after `activate` returns.
-    fn take_log(&self) -> Vec<String> {
-        Vec::new()
-    }
 }

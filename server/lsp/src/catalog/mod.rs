@@ -284,11 +284,11 @@ impl Catalogs {
         id: &str,
     ) -> PluginState {
         let cancel = entry.cancel.child_token();
-        let activation = Activation {
-            filesystem: Arc::new(Store::in_memory()),
-            cancel: cancel.clone(),
-            services: host.services(),
-        };
+        let activation = Activation::new(
+            Arc::new(Store::in_memory()),
+            cancel.clone(),
+            host.services(),
+        );
         if !host.config().plugins.contains_key(id) {
             let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 plugin.activate(activation.clone()).now_or_never()
@@ -300,7 +300,6 @@ impl Catalogs {
             if let Some(outcome) = outcome {
                 let state = settle(id, outcome);
                 cancel.cancel();
-                let _ = plugin.take_log();
                 lock(&entry.plugins).insert(id.to_owned(), state.clone());
                 return state;
             }
@@ -327,7 +326,6 @@ impl Catalogs {
             let state = settle(&id, outcome);
             // The tools are copied out: the started server can stop now.
             cancel.cancel();
-            let _ = plugin.take_log();
             if entry.cancel.is_cancelled() {
                 return;
             }

@@ -21,7 +21,7 @@
 //!   becomes `ns/name/{tool}` in the server's order, described by its
 //!   `description` (else its `title`, else nothing) with its `inputSchema` as the
 //!   parameters; the others (and a name listed twice) are skipped with a log line
-//!   ([`Plugin::take_log`]). The list is read once per activation
+//!   ([`Activation::log`]). The list is read once per activation
 //!   (`notifications/tools/list_changed` is ignored); the client declares no
 //!   capabilities (sampling is refused, elicitation declined, no roots).
 //! - **Output.** Always untrusted. A result's `structuredContent` is structured
@@ -41,7 +41,7 @@ mod tool;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -72,7 +72,6 @@ pub struct McpPlugin {
     conflicts: Vec<String>,
     launch: Result<Launch, String>,
     start_timeout: Duration,
-    log: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for McpPlugin {
@@ -115,7 +114,6 @@ impl McpPlugin {
             conflicts: config.conflicts.clone(),
             launch,
             start_timeout: DEFAULT_START_TIMEOUT,
-            log: Mutex::new(Vec::new()),
         }
     }
 
@@ -126,7 +124,6 @@ impl McpPlugin {
             conflicts: Vec::new(),
             launch: Ok(launch),
             start_timeout: DEFAULT_START_TIMEOUT,
-            log: Mutex::new(Vec::new()),
         }
     }
 
@@ -139,16 +136,6 @@ impl McpPlugin {
     /// How the server is started, or why it cannot be.
     pub fn launch(&self) -> Result<&Launch, &str> {
         self.launch.as_ref().map_err(String::as_str)
-    }
-
-    fn push_log(&self, lines: Vec<String>) {
-        if lines.is_empty() {
-            return;
-        }
-        self.log
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .extend(lines);
     }
 }
 
@@ -269,6 +256,7 @@ impl Plugin for McpPlugin {
     ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
         let launch = self.launch.as_ref().map_err(ActivationError::new)?;
         let cancel = activation.cancel;
+        let run_log = activation.log;
         if cancel.is_cancelled() {
             return Err(ActivationError::new(messages::ACTIVATION_CANCELLED));
         }
@@ -341,17 +329,10 @@ impl Plugin for McpPlugin {
                 server: server.clone(),
             }));
         }
-        self.push_log(log);
+        for line in log {
+            run_log.line(line);
+        }
         Ok(tools)
-    }
-
-    fn take_log(&self) -> Vec<String> {
-        std::mem::take(
-            &mut *self
-                .log
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
     }
 }
 
