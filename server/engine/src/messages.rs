@@ -245,10 +245,9 @@ pub const LUA_OUT_OF_MEMORY: &str = "not enough memory";
 
 // ---- The tools API (Tools chapter) ----
 
-/// An alias that breaks the alias rule (`tools.always`, `tools.add`, `tools.add_local`).
-pub fn invalid_alias(alias: &str) -> String {
-    format!("invalid alias \"{alias}\": expected [A-Za-z][A-Za-z0-9_-]{{0,63}}")
-}
+/// An alias that breaks the alias rule (`tools.always`, `tools.add`, `tools.add_local`):
+/// the same message as a `tools:` key that breaks it, so the syntax crate's.
+pub use promptforge_syntax::frontmatter::messages::invalid_alias;
 
 /// `tools.always` naming an alias that is not a bound tool slot.
 pub fn always_not_bound(alias: &str) -> String {

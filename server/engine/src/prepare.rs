@@ -8,7 +8,7 @@ use promptforge_syntax::{Analysis, Document};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Position, RunError, RunErrorKind};
-use crate::harness::{Activation, Catalog, Plugin, Tool};
+use crate::harness::{conflicting_pairs, Activation, Catalog, Plugin, Tool};
 use crate::host::{Host, HostModel};
 use crate::messages;
 use crate::store::Store;
@@ -138,18 +138,18 @@ pub async fn prepare(
         .collect();
 
     // Conflicts among the registered declared Plugins, in the order of their earlier Plugin.
-    let mut conflicts = Vec::new();
-    for (i, (first, _, plugin_a)) in declared.iter().enumerate() {
-        for (second, _, plugin_b) in declared.iter().skip(i + 1) {
-            let (Some(a), Some(b)) = (plugin_a, plugin_b) else {
-                continue;
-            };
-            if a.conflicts().iter().any(|c| c == second) || b.conflicts().iter().any(|c| c == first)
-            {
-                conflicts.push(((*first).to_owned(), (*second).to_owned()));
-            }
-        }
-    }
+    let named: Vec<(&str, Option<Vec<String>>)> = declared
+        .iter()
+        .map(|(id, _, plugin)| (*id, plugin.as_ref().map(|p| p.conflicts())))
+        .collect();
+    let entries: Vec<Option<(&str, &[String])>> = named
+        .iter()
+        .map(|(id, conflicts)| conflicts.as_deref().map(|c| (*id, c)))
+        .collect();
+    let conflicts: Vec<(String, String)> = conflicting_pairs(&entries)
+        .into_iter()
+        .filter_map(|(i, j)| Some((named.get(i)?.0.to_owned(), named.get(j)?.0.to_owned())))
+        .collect();
 
     let mut missing: Vec<String> = Vec::new();
     let mut catalog = Catalog::default();

@@ -50,6 +50,28 @@ impl Harness {
     }
 }
 
+/// The pairs `(i, j)`, `i < j`, of declared Plugins that cannot be activated
+/// together: either names the other as a conflict. Each entry is a declaration in
+/// order, `Some((id, its conflicts))` when the Harness registers it; an
+/// unregistered one conflicts with nothing.
+pub fn conflicting_pairs(declared: &[Option<(&str, &[String])>]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (i, first) in declared.iter().enumerate() {
+        let Some((a, a_conflicts)) = first else {
+            continue;
+        };
+        for (j, second) in declared.iter().enumerate().skip(i + 1) {
+            let Some((b, b_conflicts)) = second else {
+                continue;
+            };
+            if a_conflicts.iter().any(|c| c == b) || b_conflicts.iter().any(|c| c == a) {
+                pairs.push((i, j));
+            }
+        }
+    }
+    pairs
+}
+
 /// One tool of the catalog.
 #[derive(Clone)]
 pub struct CatalogEntry {

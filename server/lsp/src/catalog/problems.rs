@@ -9,6 +9,7 @@
 
 use std::ops::Range;
 
+use promptforge_engine::harness::conflicting_pairs;
 use promptforge_engine::messages;
 use promptforge_syntax::frontmatter::PluginDecl;
 use promptforge_syntax::Frontmatter;
@@ -129,25 +130,28 @@ pub fn problems(frontmatter: &Frontmatter, catalog: &DocCatalog) -> Vec<CatalogP
         .filter_map(|d| Some((d, catalog.plugin(&d.id.value)?)))
         .collect();
     let mut out = Vec::new();
-    let mut conflict = false;
-    for (i, (first, a)) in declared.iter().enumerate() {
-        for (second, b) in declared.iter().skip(i + 1) {
-            let registered =
-                a.state != PluginState::Unregistered && b.state != PluginState::Unregistered;
-            let clash = a.conflicts.contains(&b.id) || b.conflicts.contains(&a.id);
-            if registered && clash {
-                conflict = true;
-                let mut problem = CatalogProblem::new(
-                    second.id.range.clone(),
-                    Severity::Error,
-                    line(messages::conflicting_plugins(&a.id, &b.id)),
-                );
-                problem
-                    .related
-                    .push((first.id.range.clone(), RELATED_CONFLICT.to_owned()));
-                out.push(problem);
-            }
-        }
+    let entries: Vec<Option<(&str, &[String])>> = declared
+        .iter()
+        .map(|(_, view)| {
+            (view.state != PluginState::Unregistered)
+                .then_some((view.id.as_str(), view.conflicts.as_slice()))
+        })
+        .collect();
+    let pairs = conflicting_pairs(&entries);
+    let conflict = !pairs.is_empty();
+    for (i, j) in pairs {
+        let (Some((first, a)), Some((second, b))) = (declared.get(i), declared.get(j)) else {
+            continue;
+        };
+        let mut problem = CatalogProblem::new(
+            second.id.range.clone(),
+            Severity::Error,
+            line(messages::conflicting_plugins(&a.id, &b.id)),
+        );
+        problem
+            .related
+            .push((first.id.range.clone(), RELATED_CONFLICT.to_owned()));
+        out.push(problem);
     }
     for (decl, view) in &declared {
         let reason = match &view.state {

@@ -4,6 +4,8 @@
 //! ([`crate::catalog::unbound`]), with exact ranges, a severity, a stable code
 //! and related information.
 
+use std::ops::Range;
+
 use tower_lsp::lsp_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
 };
@@ -23,44 +25,34 @@ pub fn diagnostics(snapshot: &Snapshot, catalog: &DocCatalog) -> Vec<Diagnostic>
         return Vec::new();
     }
     let positions = snapshot.positions();
-    let location = |range: &std::ops::Range<usize>| {
-        Location::new(snapshot.uri.clone(), positions.range(range))
+    // The other places of a two-place problem, as the protocol's related information.
+    let related = |places: &mut dyn Iterator<Item = (&Range<usize>, &String)>| {
+        places
+            .map(|(range, message)| DiagnosticRelatedInformation {
+                location: Location::new(snapshot.uri.clone(), positions.range(range)),
+                message: message.clone(),
+            })
+            .collect::<Vec<_>>()
     };
     let mut out: Vec<Diagnostic> = snapshot
         .analysis
         .diagnostics
         .iter()
         .map(|d| {
-            let related: Vec<DiagnosticRelatedInformation> = d
-                .related
-                .iter()
-                .map(|r| DiagnosticRelatedInformation {
-                    location: location(&r.range),
-                    message: r.message.clone(),
-                })
-                .collect();
             diagnostic(
                 positions.range(&d.range),
                 d.kind.as_str(),
                 d.message.clone(),
-                related,
+                related(&mut d.related.iter().map(|r| (&r.range, &r.message))),
             )
         })
         .collect();
     out.extend(snapshot.model().problems.iter().map(|p| {
-        let related = p
-            .related
-            .iter()
-            .map(|(range, message)| DiagnosticRelatedInformation {
-                location: location(range),
-                message: message.clone(),
-            })
-            .collect();
         diagnostic(
             positions.range(&p.range),
             p.code,
             p.message.clone(),
-            related,
+            related(&mut p.related.iter().map(|(range, message)| (range, message))),
         )
     }));
     if let Some(frontmatter) = &snapshot.analysis.document.frontmatter {
@@ -68,16 +60,10 @@ pub fn diagnostics(snapshot: &Snapshot, catalog: &DocCatalog) -> Vec<Diagnostic>
             problems::problems(frontmatter, catalog)
                 .into_iter()
                 .map(|p| {
-                    let related = p
-                        .related
-                        .iter()
-                        .map(|(range, message)| DiagnosticRelatedInformation {
-                            location: location(range),
-                            message: message.clone(),
-                        })
-                        .collect();
+                    let places =
+                        related(&mut p.related.iter().map(|(range, message)| (range, message)));
                     let mut found =
-                        diagnostic(positions.range(&p.range), p.code, p.message, related);
+                        diagnostic(positions.range(&p.range), p.code, p.message, places);
                     if p.severity == Severity::Warning {
                         found.severity = Some(DiagnosticSeverity::WARNING);
                     }

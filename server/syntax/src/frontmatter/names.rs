@@ -146,6 +146,12 @@ fn check_segments(text: &str) -> Result<usize, (String, Range<usize>)> {
     Ok(count)
 }
 
+/// True when `name` is one segment of a Plugin id or tool path: at least one
+/// character, each a-z 0-9 - _ . (an MCP server's tool name must be one).
+pub fn is_segment(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(is_segment_char)
+}
+
 /// a-z 0-9 - _ .
 fn is_segment_char(c: char) -> bool {
     c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.')

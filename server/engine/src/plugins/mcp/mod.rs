@@ -52,6 +52,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use process::Launch;
 
+use promptforge_syntax::frontmatter::names::is_segment;
+
 use crate::harness::{Activation, ActivationError, Plugin, Tool, ToolId};
 use crate::host::config::PluginConfig;
 use process::ServerProcess;
@@ -225,14 +227,6 @@ fn resolve_program(command: &str, base_dir: Option<&Path>) -> PathBuf {
     }
 }
 
-/// True when `name` is one segment: at least one character, each a-z 0-9 - _ .
-pub fn fits_segment(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
-}
-
 fn client_config() -> ClientConfig {
     ClientConfig::new(
         ClientCapabilities::default(),
@@ -306,7 +300,7 @@ impl Plugin for McpPlugin {
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for listed in listed {
             let name = listed.name.to_string();
-            if !fits_segment(&name) {
+            if !is_segment(&name) {
                 log.push(messages::skipped_tool_name(&self.id, &name));
                 continue;
             }
@@ -342,14 +336,14 @@ mod tests {
 
     #[test]
     fn segment_grammar() {
-        assert!(fits_segment("echo"));
-        assert!(fits_segment("get-tiny_image.v2"));
-        assert!(fits_segment("-"));
-        assert!(!fits_segment(""));
-        assert!(!fits_segment("getTinyImage"));
-        assert!(!fits_segment("a/b"));
-        assert!(!fits_segment("a b"));
-        assert!(!fits_segment("é"));
+        assert!(is_segment("echo"));
+        assert!(is_segment("get-tiny_image.v2"));
+        assert!(is_segment("-"));
+        assert!(!is_segment(""));
+        assert!(!is_segment("getTinyImage"));
+        assert!(!is_segment("a/b"));
+        assert!(!is_segment("a b"));
+        assert!(!is_segment("é"));
     }
 
     #[test]
