@@ -131,11 +131,12 @@ impl<'a> Preparer<'a> {
 
     /// The Host for a prompt at `path`.
     fn host_for(&mut self, path: &Path) -> Result<Arc<Host>, String> {
-        let config = host_setup::load_config(self.global, Some(host_setup::prompt_dir(path)))?;
-        if let Some(host) = self.hosts.get(&config.path) {
+        // Prompts of one folder tree share a configuration: it is read once.
+        let key = host_setup::config_path(self.global, Some(host_setup::prompt_dir(path)));
+        if let Some(host) = self.hosts.get(&key) {
             return Ok(host.clone());
         }
-        let key = config.path.clone();
+        let config = host_setup::load_path(self.global, key.as_deref())?;
         let host = Arc::new(host_setup::host_of(config)?);
         self.hosts.insert(key, host.clone());
         Ok(host)

@@ -16,18 +16,31 @@ pub fn prompt_dir(file: &Path) -> PathBuf {
     }
 }
 
-/// The configuration for a prompt in `dir` (or for no prompt: the working folder);
-/// the error is the one line to print.
-pub fn load_config(global: &GlobalArgs, dir: Option<PathBuf>) -> Result<Config, String> {
-    let discovery = Discovery::from_env(global.config.clone(), dir);
-    let config = discovery.load().map_err(|e| e.to_string())?;
+/// The configuration file a prompt in `dir` (or no prompt: the working folder)
+/// uses, None for the built-in defaults.
+pub fn config_path(global: &GlobalArgs, dir: Option<PathBuf>) -> Option<PathBuf> {
+    Discovery::from_env(global.config.clone(), dir).find()
+}
+
+/// Reads the configuration at `path` (None: the built-in defaults); the error is the
+/// one line to print.
+pub fn load_path(global: &GlobalArgs, path: Option<&Path>) -> Result<Config, String> {
     if global.verbose {
-        match &config.path {
+        match path {
             Some(path) => eprintln!("configuration: {}", path.display()),
             None => eprintln!("configuration: built-in defaults"),
         }
     }
-    Ok(config)
+    match path {
+        Some(path) => Config::load(path).map_err(|e| e.to_string()),
+        None => Ok(Config::default()),
+    }
+}
+
+/// The configuration for a prompt in `dir` (or for no prompt: the working folder);
+/// the error is the one line to print.
+pub fn load_config(global: &GlobalArgs, dir: Option<PathBuf>) -> Result<Config, String> {
+    load_path(global, config_path(global, dir).as_deref())
 }
 
 /// The Host of a configuration (API keys read from the environment).
