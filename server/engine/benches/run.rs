@@ -173,7 +173,7 @@ fn bare_vm(c: &mut Criterion) {
         identity: RunIdentity::new(Some(1)).expect("an identity"),
         seed: Some(1),
         default_model: Mutex::new(None),
-        log: Mutex::new(Vec::new()),
+        log: Default::default(),
         notices: Mutex::new(Vec::new()),
         rounds: Default::default(),
         events: Arc::new(NoEvents),

@@ -82,6 +82,9 @@ pub struct EngineError {
     pub name: Option<String>,
     /// The message `tostring` gives.
     pub message: String,
+    /// Where in the prompt file it happened, when that is not where it is raised
+    /// (the error a `call` chain or a fanout arm ended with).
+    pub origin: Option<Position>,
 }
 
 impl EngineError {
@@ -91,6 +94,7 @@ impl EngineError {
             kind,
             name: None,
             message: message.into(),
+            origin: None,
         }
     }
 
@@ -100,6 +104,7 @@ impl EngineError {
             kind,
             name: Some(name.into()),
             message: message.into(),
+            origin: None,
         }
     }
 
@@ -115,7 +120,13 @@ impl EngineError {
 
     /// The run error this value ends a run with when uncaught.
     pub fn into_run_error(self) -> RunError {
-        RunError::new(self.kind.run_kind(), self.message)
+        RunError::new(self.kind.run_kind(), self.message).at(self.origin)
+    }
+
+    /// The same value, remembering where it first happened.
+    pub fn with_origin(mut self, origin: Option<Position>) -> Self {
+        self.origin = origin;
+        self
     }
 }
 
@@ -190,6 +201,18 @@ pub struct Position {
     pub line: u32,
     /// 1-based column, in characters.
     pub column: u32,
+}
+
+/// A plain Lua error that a `call` chain or a fanout arm ended with, raised again
+/// in the caller: Lua code sees its message (a string); an uncaught one keeps the
+/// place it first happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ChainFailure {
+    /// The message.
+    pub message: String,
+    /// Where in the prompt file it happened.
+    pub position: Option<Position>,
 }
 
 /// What a failed run (or a refused prepare) ends with.

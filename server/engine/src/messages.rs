@@ -120,6 +120,11 @@ pub fn output_cut(limit: usize) -> String {
     format!("[output cut at {limit} bytes]")
 }
 
+/// `setmetatable` given a metatable with `__gc` (finalizers would run outside the
+/// instruction budget and cancellation; the spec leaves the text open).
+pub const GC_METAMETHOD_REFUSED: &str =
+    "setmetatable: __gc metamethods are not available in prompts (finalizers would run outside the instruction budget)";
+
 /// A cancelled run.
 pub const CANCELLED: &str = "the run was cancelled";
 
@@ -136,6 +141,32 @@ pub fn no_such_store_file(path: &str) -> String {
 /// The store's filesystem failed (directory store only; the spec leaves the text open).
 pub fn store_io(path: &str, cause: &str) -> String {
     format!("store file \"{path}\" cannot be used: {cause}")
+}
+
+/// The reason a directory store refuses a path through a symbolic link (the spec
+/// leaves the text open): `prefix` is the path up to the link.
+pub fn store_symlink_reason(prefix: &str) -> String {
+    format!("\"{prefix}\" is a symbolic link, and the store never follows links")
+}
+
+/// A `store.list` pattern past the length limit (the spec leaves the text open).
+pub fn store_pattern_too_long(limit: usize) -> String {
+    format!("invalid store pattern: the pattern is longer than {limit} bytes")
+}
+
+/// The in-memory store's byte limit (`[limits] store_bytes`).
+pub fn store_bytes_limit(limit: u64) -> String {
+    format!("store limit of {limit} bytes exceeded")
+}
+
+/// The in-memory store's file count limit (`[limits] store_files`).
+pub fn store_files_limit(limit: u64) -> String {
+    format!("store limit of {limit} files exceeded")
+}
+
+/// The run log's byte limit (`[limits] log_bytes`).
+pub fn log_bytes_limit(limit: u64) -> String {
+    format!("run log limit of {limit} bytes exceeded")
 }
 
 /// The untrusted envelope (`language.md` §6); `content` is escaped here.

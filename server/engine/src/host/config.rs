@@ -121,6 +121,9 @@ struct LimitsFile {
     call_depth: Option<Spanned<u64>>,
     fanout_concurrency: Option<Spanned<u64>>,
     tool_output_bytes: Option<Spanned<u64>>,
+    log_bytes: Option<Spanned<u64>>,
+    store_bytes: Option<Spanned<u64>>,
+    store_files: Option<Spanned<u64>>,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -148,6 +151,12 @@ pub struct Limits {
     pub fanout_concurrency: u32,
     /// The longest tool output, in bytes.
     pub tool_output_bytes: u64,
+    /// The run log's size over the whole run, in bytes (host memory).
+    pub log_bytes: u64,
+    /// What the in-memory store may hold, in bytes (host memory).
+    pub store_bytes: u64,
+    /// How many files the in-memory store may hold.
+    pub store_files: u64,
 }
 
 impl Default for Limits {
@@ -158,6 +167,9 @@ impl Default for Limits {
             call_depth: 8,
             fanout_concurrency: 8,
             tool_output_bytes: 1_048_576,
+            log_bytes: 16 * 1024 * 1024,
+            store_bytes: 256 * 1024 * 1024,
+            store_files: 100_000,
         }
     }
 }
@@ -238,6 +250,9 @@ impl Config {
                 "tool_output_bytes",
                 &mut limits.tool_output_bytes,
             )?;
+            pick(given.log_bytes, "log_bytes", &mut limits.log_bytes)?;
+            pick(given.store_bytes, "store_bytes", &mut limits.store_bytes)?;
+            pick(given.store_files, "store_files", &mut limits.store_files)?;
             let mut depth = u64::from(limits.call_depth);
             pick(given.call_depth, "call_depth", &mut depth)?;
             limits.call_depth = u32::try_from(depth).unwrap_or(u32::MAX);
@@ -388,6 +403,9 @@ lua_instructions = 1000
 call_depth = 3
 fanout_concurrency = 2
 tool_output_bytes = 100
+log_bytes = 2000
+store_bytes = 3000
+store_files = 4
 "#;
 
     #[test]
@@ -409,7 +427,10 @@ tool_output_bytes = 100
                 lua_instructions: 1000,
                 call_depth: 3,
                 fanout_concurrency: 2,
-                tool_output_bytes: 100
+                tool_output_bytes: 100,
+                log_bytes: 2000,
+                store_bytes: 3000,
+                store_files: 4,
             }
         );
         assert_eq!(config.base_dir(), PathBuf::from("conf"));

@@ -55,7 +55,7 @@ pub struct RunShared {
     /// `models.default`.
     pub default_model: Mutex<Option<String>>,
     /// The run log.
-    pub log: Mutex<Vec<String>>,
+    pub log: RunLog,
     /// Host notices given during the run.
     pub notices: Mutex<Vec<String>>,
     /// Model rounds used.
@@ -66,13 +66,38 @@ pub struct RunShared {
     pub tools: RunTools,
 }
 
+/// The run log: its lines and their size, bounded by `[limits] log_bytes` (the
+/// log lives in host memory, outside every VM's ceiling).
+#[derive(Debug, Default)]
+pub struct RunLog {
+    lines: Mutex<Vec<String>>,
+    bytes: AtomicU64,
+}
+
+impl RunLog {
+    /// The lines so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
 impl RunShared {
-    /// Adds a line to the run log.
-    pub fn log_line(&self, line: String) {
-        self.events.log(&line);
-        if let Ok(mut log) = self.log.lock() {
-            log.push(line);
+    /// Adds a line to the run log; past `[limits] log_bytes` the line is refused
+    /// with a `limit` error (each line counts its bytes and one for its end).
+    pub fn log_line(&self, line: String) -> Result<(), EngineError> {
+        let size = line.len() as u64 + 1;
+        let before = self.log.bytes.fetch_add(size, Ordering::SeqCst);
+        if before.saturating_add(size) > self.limits.log_bytes {
+            self.log.bytes.fetch_sub(size, Ordering::SeqCst);
+            return Err(EngineError::limit(messages::log_bytes_limit(
+                self.limits.log_bytes,
+            )));
         }
+        self.events.log(&line);
+        if let Ok(mut lines) = self.log.lines.lock() {
+            lines.push(line);
+        }
+        Ok(())
     }
 
     /// Gives a Host notice.

@@ -7,7 +7,7 @@ use mlua::{Lua, Table, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::error::{EngineError, ErrorKind, RunError, RunErrorKind};
+use crate::error::{ChainFailure, EngineError, ErrorKind, RunError, RunErrorKind};
 use crate::messages;
 use crate::run::api::var;
 use crate::run::context::{Chain, RaceTracker, SectionCtx};
@@ -41,9 +41,15 @@ fn raise_chain_error(ctx: &SectionCtx, error: RunError) -> mlua::Error {
         RunErrorKind::Store => ErrorKind::Store,
         RunErrorKind::Input => ErrorKind::InputUnavailable,
         RunErrorKind::Binding => ErrorKind::Binding,
-        _ => return usage_error(error.message),
+        _ => {
+            return mlua::Error::external(ChainFailure {
+                message: error.message,
+                position: error.position,
+            })
+        }
     };
-    ctx.control.raise(EngineError::new(kind, error.message))
+    ctx.control
+        .raise(EngineError::new(kind, error.message).with_origin(error.position))
 }
 
 /// A chain one deeper than the caller's, or the depth limit.

@@ -25,7 +25,7 @@ use crate::host::Host;
 use crate::prepare::{prepare, Prepared};
 use crate::run::context::{Chain, RunShared};
 use crate::run::identity::RunIdentity;
-use crate::store::Store;
+use crate::store::{Store, StoreLimits};
 
 /// What a run is given besides the prompt.
 #[derive(Debug, Clone, Default)]
@@ -93,14 +93,19 @@ pub async fn run(
         identity,
         seed: options.seed,
         default_model: Mutex::new(None),
-        log: Mutex::new(Vec::new()),
+        log: Default::default(),
         notices: Mutex::new(Vec::new()),
         rounds: AtomicU64::new(0),
         events,
         tools: Default::default(),
     });
+    shared.store.set_limits(StoreLimits {
+        bytes: shared.limits.store_bytes,
+        files: shared.limits.store_files,
+    });
     for line in shared.prepared.log.clone() {
-        shared.log_line(line);
+        // Prepare's lines are few and short; past the limit they are dropped.
+        let _ = shared.log_line(line);
     }
     let chain = Arc::new(Chain::main(options.args, options.cancel.child_token()));
     let outcome = if options.cancel.is_cancelled() {
@@ -120,7 +125,7 @@ pub async fn run(
         result,
         error,
         calls: shared.tools.run_counts(),
-        log: shared.log.lock().map(|l| l.clone()).unwrap_or_default(),
+        log: shared.log.lines(),
         notices: shared.notices.lock().map(|n| n.clone()).unwrap_or_default(),
         rounds: shared.rounds.load(Ordering::SeqCst),
         duration: started.elapsed(),

@@ -12,7 +12,7 @@ use mlua::{
 use promptforge_syntax::Document;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::{EngineError, ErrorKind, RunError, RunErrorKind};
+use crate::error::{ChainFailure, EngineError, ErrorKind, RunError, RunErrorKind};
 use crate::host::Limits;
 use crate::messages;
 use crate::run::json::type_name;
@@ -141,7 +141,8 @@ pub fn error_message(error: &mlua::Error) -> String {
 }
 
 const PRELUDE: &str = r#"
-local raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark = ...
+local raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark, gc_refused = ...
+local raw_setmetatable, rawget, type, raw_resume = setmetatable, rawget, type, coroutine.resume
 local function after(ok, ...)
   if ok then return true, ... end
   local e = ...
@@ -159,6 +160,14 @@ xpcall = function(f, h, ...)
     return h(convert(e))
   end, ...))
 end
+-- A finalizer would run with the hooks off, outside the instruction budget and
+-- cancellation: __gc is refused.
+setmetatable = function(t, mt)
+  if type(mt) == 'table' and rawget(mt, '__gc') ~= nil then error(gc_refused, 2) end
+  return raw_setmetatable(t, mt)
+end
+-- A limit or a cancellation inside a coroutine passes through resume too.
+coroutine.resume = function(co, ...) return after_x(raw_resume(co, ...)) end
 return function(f) mark() return raw_xpcall(f, handler) end
 "#;
 
@@ -303,7 +312,14 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let error: Function = globals.get("error")?;
     static PRELUDE_CODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
     let driver: Function = load_cached(&lua, &PRELUDE_CODE, "=prelude", PRELUDE).call((
-        raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark,
+        raw_pcall,
+        raw_xpcall,
+        error,
+        is_fatal,
+        convert,
+        handler,
+        mark,
+        messages::GC_METAMETHOD_REFUSED,
     ))?;
     lua.set_named_registry_value(DRIVER_KEY, driver)?;
     let wrapped_pcall: Function = globals.get("pcall")?;
@@ -395,6 +411,7 @@ pub async fn exec_block(
                 lua,
                 control,
                 document,
+                block_line,
                 Value::Error(Box::new(error)),
             ))
         }
@@ -403,7 +420,7 @@ pub async fn exec_block(
     let ok = matches!(values.next(), Some(Value::Boolean(true)));
     let first = values.next().unwrap_or(Value::Nil);
     if !ok {
-        return Err(failure_of(lua, control, document, first));
+        return Err(failure_of(lua, control, document, block_line, first));
     }
     // A jump or a limit raised inside a coroutine that the block then left behind
     // still ends the block.
@@ -434,7 +451,13 @@ pub fn scalar_result(lua: &Lua, value: Value) -> Result<Option<String>, String> 
 }
 
 /// Classifies the error value a block failed with.
-fn failure_of(lua: &Lua, control: &VmControl, document: &Document, value: Value) -> BlockFailure {
+fn failure_of(
+    lua: &Lua,
+    control: &VmControl,
+    document: &Document,
+    block_line: u32,
+    value: Value,
+) -> BlockFailure {
     if let Some(abort) = control.take_abort() {
         return match abort {
             Abort::Jump(target) => BlockFailure::Jump(target),
@@ -461,6 +484,17 @@ fn failure_of(lua: &Lua, control: &VmControl, document: &Document, value: Value)
             }
             match engine_error_in(&error) {
                 Some(engine) => (engine.into_run_error(), None),
+                None if innermost(&error).downcast_ref::<ChainFailure>().is_some() => {
+                    let chain = innermost(&error).downcast_ref::<ChainFailure>();
+                    let chain = chain.cloned().unwrap_or(ChainFailure {
+                        message: error_message(&error),
+                        position: None,
+                    });
+                    (
+                        RunError::new(RunErrorKind::Lua, chain.message).at(chain.position),
+                        None,
+                    )
+                }
                 None => {
                     let (message, line) = strip_position(&error_message(&error));
                     (RunError::new(RunErrorKind::Lua, message), line)
@@ -477,21 +511,39 @@ fn failure_of(lua: &Lua, control: &VmControl, document: &Document, value: Value)
         }
         other => (RunError::new(RunErrorKind::Lua, describe(lua, other)), None),
     };
+    // Describing the error value ran its `__tostring`, which may itself have hit a
+    // limit or seen the cancellation: that wins.
+    if let Some(abort) = control.take_abort() {
+        return match abort {
+            Abort::Jump(target) => BlockFailure::Jump(target),
+            Abort::Error(error) => BlockFailure::Error(error.into_run_error()),
+        };
+    }
+    if error.position.is_some() {
+        return BlockFailure::Error(error);
+    }
+    // The line Lua names, else the innermost block frame on the stack when the
+    // error was raised, else (every frame of the block was replaced by tail calls)
+    // the block's own first line.
     let line = prefixed_line
         .and_then(to_file_line)
-        .or_else(|| recorded.and_then(to_file_line));
-    BlockFailure::Error(match line {
-        Some(line) => error.at_line(line),
-        None => error,
-    })
+        .or_else(|| recorded.and_then(to_file_line))
+        .unwrap_or(block_line);
+    BlockFailure::Error(error.at_line(line))
 }
 
-/// `tostring` of a value, with the VM's original `tostring`.
-pub fn describe(lua: &Lua, value: Value) -> String {
+/// `tostring` of a value, with the VM's original `tostring`; an error raised by a
+/// `__tostring` metamethod (a limit reached inside it, say) comes back as it is.
+pub fn try_describe(lua: &Lua, value: Value) -> mlua::Result<String> {
     lua.named_registry_value::<Function>(TOSTRING_KEY)
         .and_then(|f| f.call::<mlua::LuaString>(value))
         .map(|s| s.to_string_lossy())
-        .unwrap_or_else(|_| "(error object is not a string)".to_owned())
+}
+
+/// `tostring` of a value, with the VM's original `tostring`, or a placeholder when
+/// its `__tostring` fails.
+pub fn describe(lua: &Lua, value: Value) -> String {
+    try_describe(lua, value).unwrap_or_else(|_| "(error object is not a string)".to_owned())
 }
 
 /// Splits Lua's `b{index}:{line}: ` position prefix off a message.

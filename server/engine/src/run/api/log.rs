@@ -6,16 +6,20 @@ use std::sync::Arc;
 use mlua::{Lua, MultiValue};
 
 use crate::run::context::SectionCtx;
-use crate::run::vm::describe;
+use crate::run::vm::try_describe;
 
 /// Installs `log` and `print`.
 pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     for name in ["log", "print"] {
         let ctx = ctx.clone();
         let function = lua.create_function(move |lua, values: MultiValue| {
-            let parts: Vec<String> = values.into_iter().map(|v| describe(lua, v)).collect();
-            ctx.run.log_line(parts.join("\t"));
-            Ok(())
+            let parts = values
+                .into_iter()
+                .map(|v| try_describe(lua, v))
+                .collect::<mlua::Result<Vec<String>>>()?;
+            ctx.run
+                .log_line(parts.join("\t"))
+                .map_err(|error| ctx.control.raise(error))
         })?;
         lua.globals().set(name, function)?;
     }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use mlua::{Lua, Value};
 
-use crate::error::EngineError;
 use crate::run::context::SectionCtx;
 use crate::run::json::type_name;
 use crate::run::vm::usage_error;
@@ -34,10 +33,6 @@ fn line_arg(function: &str, value: &Value) -> mlua::Result<Option<i64>> {
     }
 }
 
-fn raise(error: EngineError) -> mlua::Error {
-    mlua::Error::external(error)
-}
-
 /// Installs `store`.
 pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     let table = lua.create_table()?;
@@ -47,7 +42,10 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         lua.create_function(move |_, (path, first, last): (Value, Value, Value)| {
             let path = string_arg("read", "a path string", &path)?;
             let (first, last) = (line_arg("read", &first)?, line_arg("read", &last)?);
-            c.run.store.read(&path, first, last).map_err(raise)
+            c.run
+                .store
+                .read(&path, first, last)
+                .map_err(|e| c.control.raise(e))
         })?,
     )?;
     let c = ctx.clone();
@@ -56,11 +54,16 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         lua.create_function(move |_, (path, text): (Value, Value)| {
             let path = string_arg("write", "a path string", &path)?;
             let text = string_arg("write", "a text string", &text)?;
-            crate::store::check_path(&path).map_err(raise)?;
+            crate::store::check_path(&path).map_err(|e| c.control.raise(e))?;
             for (tracker, arm) in &c.chain.races {
-                tracker.record(&path, *arm).map_err(raise)?;
+                tracker
+                    .record(&path, *arm)
+                    .map_err(|e| c.control.raise(e))?;
             }
-            c.run.store.write(&path, &text).map_err(raise)
+            c.run
+                .store
+                .write(&path, &text)
+                .map_err(|e| c.control.raise(e))
         })?,
     )?;
     let c = ctx.clone();
@@ -69,7 +72,10 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         lua.create_function(move |_, (path, text): (Value, Value)| {
             let path = string_arg("append", "a path string", &path)?;
             let text = string_arg("append", "a text string", &text)?;
-            c.run.store.append(&path, &text).map_err(raise)
+            c.run
+                .store
+                .append(&path, &text)
+                .map_err(|e| c.control.raise(e))
         })?,
     )?;
     let c = ctx.clone();
@@ -77,7 +83,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         "exists",
         lua.create_function(move |_, path: Value| {
             let path = string_arg("exists", "a path string", &path)?;
-            c.run.store.exists(&path).map_err(raise)
+            c.run.store.exists(&path).map_err(|e| c.control.raise(e))
         })?,
     )?;
     let c = ctx.clone();
@@ -85,7 +91,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         "delete",
         lua.create_function(move |_, path: Value| {
             let path = string_arg("delete", "a path string", &path)?;
-            c.run.store.delete(&path).map_err(raise)
+            c.run.store.delete(&path).map_err(|e| c.control.raise(e))
         })?,
     )?;
     let c = ctx.clone();
@@ -96,7 +102,11 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
                 Value::Nil => None,
                 other => Some(string_arg("list", "a pattern string", other)?),
             };
-            c.run.store.list(pattern.as_deref()).map_err(raise)
+            let cancel = c.control.cancel();
+            c.run
+                .store
+                .list_until(pattern.as_deref(), cancel)
+                .map_err(|e| c.control.raise(e))
         })?,
     )?;
     lua.globals().set("store", table)

@@ -1,14 +1,27 @@
 //! The store (`language.md` §5): the run's filesystem, in memory or a directory on
 //! disk, shared by every section, chain, arm and Plugin of the run.
+//!
+//! - [`glob`]: the `store.list` patterns, matched without backtracking;
+//! - [`directory`]: the store over a directory, which never follows a link out of it.
+//!
+//! The in-memory store lives in the host's memory, outside every VM's ceiling, so
+//! it has limits of its own ([`StoreLimits`], `[limits] store_bytes` and
+//! `store_files`).
+
+pub mod directory;
+pub mod glob;
 
 use std::collections::BTreeMap;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
+
+use tokio_util::sync::CancellationToken;
 
 use crate::error::{EngineError, ErrorKind};
 use crate::messages;
-
+use directory::{DirectoryError, DirectoryStore};
+pub use glob::glob_match;
+use glob::{Pattern, MAX_PATTERN_BYTES};
 /// The longest store path, in bytes.
 pub const MAX_PATH_BYTES: usize = 1024;
 
@@ -44,17 +57,88 @@ pub fn check_path(path: &str) -> StoreResult<()> {
     }
 }
 
+/// How much the in-memory store may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreLimits {
+    /// The bytes of every file together.
+    pub bytes: u64,
+    /// The number of files.
+    pub files: u64,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        let limits = crate::host::Limits::default();
+        StoreLimits {
+            bytes: limits.store_bytes,
+            files: limits.store_files,
+        }
+    }
+}
+
+/// The in-memory files, with their total size.
+#[derive(Debug, Default)]
+struct MemoryFiles {
+    files: BTreeMap<String, String>,
+    bytes: u64,
+}
+
+impl MemoryFiles {
+    /// Puts `text` at `path` (`append`: after what is there) within `limits`.
+    fn put(
+        &mut self,
+        path: &str,
+        text: &str,
+        append: bool,
+        limits: StoreLimits,
+    ) -> StoreResult<()> {
+        let old = self.files.get(path).map_or(0, |t| t.len() as u64);
+        let added = text.len() as u64;
+        let new_total = if append {
+            self.bytes.saturating_add(added)
+        } else {
+            self.bytes.saturating_sub(old).saturating_add(added)
+        };
+        if new_total > limits.bytes {
+            return Err(EngineError::limit(messages::store_bytes_limit(
+                limits.bytes,
+            )));
+        }
+        let is_new = !self.files.contains_key(path);
+        if is_new && self.files.len() as u64 >= limits.files {
+            return Err(EngineError::limit(messages::store_files_limit(
+                limits.files,
+            )));
+        }
+        let entry = self.files.entry(path.to_owned()).or_default();
+        if append {
+            entry.push_str(text);
+        } else {
+            text.clone_into(entry);
+        }
+        self.bytes = new_total;
+        Ok(())
+    }
+
+    fn remove(&mut self, path: &str) {
+        if let Some(text) = self.files.remove(path) {
+            self.bytes = self.bytes.saturating_sub(text.len() as u64);
+        }
+    }
+}
+
 /// Where the files live.
 #[derive(Debug)]
 enum Backend {
-    Memory(Mutex<BTreeMap<String, String>>),
-    Directory(PathBuf),
+    Memory(Mutex<MemoryFiles>),
+    Directory(DirectoryStore),
 }
 
 /// The run's filesystem.
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
+    limits: Mutex<StoreLimits>,
 }
 
 impl Default for Store {
@@ -64,57 +148,66 @@ impl Default for Store {
 }
 
 impl Store {
-    /// An empty store in memory (the default).
+    /// An empty store in memory (the default), with the default limits.
     pub fn in_memory() -> Self {
-        Store {
-            backend: Backend::Memory(Mutex::new(BTreeMap::new())),
-        }
+        Store::with_files([])
     }
 
     /// A store in memory holding `files` (path -> text), for tests.
     pub fn with_files(files: impl IntoIterator<Item = (String, String)>) -> Self {
+        let files: BTreeMap<String, String> = files.into_iter().collect();
+        let bytes = files.values().map(|t| t.len() as u64).sum();
         Store {
-            backend: Backend::Memory(Mutex::new(files.into_iter().collect())),
+            backend: Backend::Memory(Mutex::new(MemoryFiles { files, bytes })),
+            limits: Mutex::new(StoreLimits::default()),
         }
     }
 
     /// A store over the directory `root` (`--store DIR`); the directory is created when missing.
-    pub fn directory(root: impl Into<PathBuf>) -> io::Result<Self> {
-        let root = root.into();
-        std::fs::create_dir_all(&root)?;
+    pub fn directory(root: impl Into<PathBuf>) -> std::io::Result<Self> {
         Ok(Store {
-            backend: Backend::Directory(root),
+            backend: Backend::Directory(DirectoryStore::open(&root.into())?),
+            limits: Mutex::new(StoreLimits::default()),
         })
     }
 
-    fn with_memory<T>(
-        files: &Mutex<BTreeMap<String, String>>,
-        f: impl FnOnce(&mut BTreeMap<String, String>) -> T,
-    ) -> T {
+    /// Sets how much the in-memory store may hold (a run sets its Host's limits).
+    pub fn set_limits(&self, limits: StoreLimits) {
+        *self.limits.lock().unwrap_or_else(|p| p.into_inner()) = limits;
+    }
+
+    fn limits(&self) -> StoreLimits {
+        *self.limits.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn with_memory<T>(files: &Mutex<MemoryFiles>, f: impl FnOnce(&mut MemoryFiles) -> T) -> T {
         let mut guard = files.lock().unwrap_or_else(|poison| poison.into_inner());
         f(&mut guard)
     }
 
-    fn io_error(path: &str, error: &io::Error) -> EngineError {
-        store_error(messages::store_io(path, &error.to_string()))
+    /// The store error for a directory store's failure at `path`.
+    fn directory_error(path: &str, error: DirectoryError) -> EngineError {
+        match error {
+            DirectoryError::Link(prefix) => store_error(messages::invalid_store_path(
+                path,
+                &messages::store_symlink_reason(&prefix),
+            )),
+            DirectoryError::Missing => store_error(messages::no_such_store_file(path)),
+            DirectoryError::Io(e) => store_error(messages::store_io(path, &e.to_string())),
+        }
     }
 
     /// The whole text of `path`.
     fn read_all(&self, path: &str) -> StoreResult<String> {
         check_path(path)?;
-        let found = match &self.backend {
-            Backend::Memory(files) => Self::with_memory(files, |f| f.get(path).cloned()),
-            Backend::Directory(root) => match std::fs::read(root.join(path)) {
-                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-                Err(e)
-                    if e.kind() == io::ErrorKind::NotFound || is_a_directory(&root.join(path)) =>
-                {
-                    None
-                }
-                Err(e) => return Err(Self::io_error(path, &e)),
-            },
-        };
-        found.ok_or_else(|| store_error(messages::no_such_store_file(path)))
+        match &self.backend {
+            Backend::Memory(files) => Self::with_memory(files, |f| f.files.get(path).cloned())
+                .ok_or_else(|| store_error(messages::no_such_store_file(path))),
+            Backend::Directory(dir) => dir
+                .read(path)
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .map_err(|e| Self::directory_error(path, e)),
+        }
     }
 
     /// `store.read(path [, first [, last]])`: the file, or its lines `first..=last`
@@ -141,16 +234,12 @@ impl Store {
         check_path(path)?;
         match &self.backend {
             Backend::Memory(files) => {
-                Self::with_memory(files, |f| f.insert(path.to_owned(), text.to_owned()));
-                Ok(())
+                let limits = self.limits();
+                Self::with_memory(files, |f| f.put(path, text, false, limits))
             }
-            Backend::Directory(root) => {
-                let full = root.join(path);
-                if let Some(parent) = full.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| Self::io_error(path, &e))?;
-                }
-                std::fs::write(full, text).map_err(|e| Self::io_error(path, &e))
-            }
+            Backend::Directory(dir) => dir
+                .write(path, text)
+                .map_err(|e| Self::directory_error(path, e)),
         }
     }
 
@@ -159,35 +248,22 @@ impl Store {
         check_path(path)?;
         match &self.backend {
             Backend::Memory(files) => {
-                Self::with_memory(files, |f| {
-                    f.entry(path.to_owned()).or_default().push_str(text)
-                });
-                Ok(())
+                let limits = self.limits();
+                Self::with_memory(files, |f| f.put(path, text, true, limits))
             }
-            Backend::Directory(root) => {
-                use std::io::Write;
-                let full = root.join(path);
-                if let Some(parent) = full.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| Self::io_error(path, &e))?;
-                }
-                let mut file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(full)
-                    .map_err(|e| Self::io_error(path, &e))?;
-                file.write_all(text.as_bytes())
-                    .map_err(|e| Self::io_error(path, &e))
-            }
+            Backend::Directory(dir) => dir
+                .append(path, text)
+                .map_err(|e| Self::directory_error(path, e)),
         }
     }
 
     /// `store.exists(path)`.
     pub fn exists(&self, path: &str) -> StoreResult<bool> {
         check_path(path)?;
-        Ok(match &self.backend {
-            Backend::Memory(files) => Self::with_memory(files, |f| f.contains_key(path)),
-            Backend::Directory(root) => root.join(path).is_file(),
-        })
+        match &self.backend {
+            Backend::Memory(files) => Ok(Self::with_memory(files, |f| f.files.contains_key(path))),
+            Backend::Directory(dir) => dir.exists(path).map_err(|e| Self::directory_error(path, e)),
+        }
     }
 
     /// `store.delete(path)`: silent when the file is missing.
@@ -198,10 +274,9 @@ impl Store {
                 Self::with_memory(files, |f| f.remove(path));
                 Ok(())
             }
-            Backend::Directory(root) => match std::fs::remove_file(root.join(path)) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(Self::io_error(path, &e)),
+            Backend::Directory(dir) => match dir.delete(path) {
+                Ok(()) | Err(DirectoryError::Missing) => Ok(()),
+                Err(e) => Err(Self::directory_error(path, e)),
             },
         }
     }
@@ -209,16 +284,46 @@ impl Store {
     /// `store.list([pattern])`: every path, sorted bytewise, that matches the pattern
     /// (`*` within a segment, `**` across segments; no pattern lists everything).
     pub fn list(&self, pattern: Option<&str>) -> StoreResult<Vec<String>> {
+        self.list_until(pattern, &CancellationToken::new())
+    }
+
+    /// [`Store::list`] that stops with kind `cancelled` as soon as `cancel` fires.
+    pub fn list_until(
+        &self,
+        pattern: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> StoreResult<Vec<String>> {
+        let pattern =
+            match pattern {
+                None => None,
+                Some(p) => Some(Pattern::new(p).ok_or_else(|| {
+                    store_error(messages::store_pattern_too_long(MAX_PATTERN_BYTES))
+                })?),
+            };
+        let keep = |path: &String| pattern.as_ref().is_none_or(|p| p.matches(path));
         let mut paths = match &self.backend {
-            Backend::Memory(files) => Self::with_memory(files, |f| f.keys().cloned().collect()),
-            Backend::Directory(root) => {
-                let mut found = Vec::new();
-                collect_files(root, "", &mut found).map_err(|e| Self::io_error(".", &e))?;
+            Backend::Memory(files) => Self::with_memory(files, |f| {
+                let mut kept = Vec::new();
+                for path in f.files.keys() {
+                    if cancel.is_cancelled() {
+                        break;
+                    }
+                    if keep(path) {
+                        kept.push(path.clone());
+                    }
+                }
+                kept
+            }),
+            Backend::Directory(dir) => {
+                let mut found = dir
+                    .list(&|| !cancel.is_cancelled())
+                    .map_err(|e| Self::directory_error(".", e))?;
+                found.retain(|p| !cancel.is_cancelled() && keep(p));
                 found
             }
         };
-        if let Some(pattern) = pattern {
-            paths.retain(|p| glob_match(pattern, p));
+        if cancel.is_cancelled() {
+            return Err(EngineError::cancelled());
         }
         paths.sort();
         Ok(paths)
@@ -232,68 +337,6 @@ impl Store {
             files.insert(path, text);
         }
         Ok(files)
-    }
-}
-
-fn is_a_directory(path: &Path) -> bool {
-    path.is_dir()
-}
-
-fn collect_files(dir: &Path, prefix: &str, out: &mut Vec<String>) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-            continue;
-        };
-        let relative = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            collect_files(&entry.path(), &relative, out)?;
-        } else if kind.is_file() {
-            out.push(relative);
-        }
-    }
-    Ok(())
-}
-
-/// Matches a store path against a pattern: `*` matches any run of characters within
-/// one segment, `**` any run of characters across segments (a `**/` also matches no
-/// folder at all); everything else matches itself.
-pub fn glob_match(pattern: &str, path: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let path: Vec<char> = path.chars().collect();
-    matches_from(&pattern, &path)
-}
-
-fn matches_from(pattern: &[char], path: &[char]) -> bool {
-    match pattern.split_first() {
-        None => path.is_empty(),
-        Some(('*', rest)) if rest.first() == Some(&'*') => {
-            let rest = &rest[1..];
-            if let Some(after_slash) = rest.strip_prefix(&['/']) {
-                // `**/` also matches zero folders.
-                if matches_from(after_slash, path) {
-                    return true;
-                }
-            }
-            (0..=path.len()).any(|i| matches_from(rest, &path[i..]))
-        }
-        Some(('*', rest)) => {
-            for i in 0..=path.len() {
-                if matches_from(rest, &path[i..]) {
-                    return true;
-                }
-                if path.get(i) == Some(&'/') {
-                    break;
-                }
-            }
-            false
-        }
-        Some((c, rest)) => path.first() == Some(c) && matches_from(rest, &path[1..]),
     }
 }
 
@@ -399,17 +442,5 @@ mod tests {
         exercise(&store);
         assert!(root.join("notes/deep/b.md").is_file());
         let _ = std::fs::remove_dir_all(&root);
-    }
-
-    #[test]
-    fn globbing() {
-        assert!(glob_match("*", "a.md"));
-        assert!(!glob_match("*", "a/b.md"));
-        assert!(glob_match("**", "a/b.md"));
-        assert!(glob_match("a/**/c", "a/c"));
-        assert!(glob_match("a/**/c", "a/b/x/c"));
-        assert!(glob_match("a*z", "abcz"));
-        assert!(!glob_match("a*z", "ab/cz"));
-        assert!(!glob_match("a.md", "b.md"));
     }
 }
