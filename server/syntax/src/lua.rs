@@ -25,21 +25,69 @@ thread_local! {
     static COMPILER: RefCell<Option<Lua>> = const { RefCell::new(None) };
 }
 
+/// The message for code that nests deeper than Lua's parser allows (Lua itself
+/// says only `C stack overflow`, with no line; the spec leaves the text open).
+pub const NESTED_TOO_DEEPLY: &str =
+    "the code nests too deeply: Lua reads at most about 200 nested expressions or blocks";
+
 /// Compiles `code` as a Lua 5.4 chunk and reports its first syntax error.
 pub fn check_syntax(code: &str) -> Result<(), LuaSyntaxError> {
+    match compile(code) {
+        Ok(()) => Ok(()),
+        Err(err) if is_stack_overflow(&err) => Err(LuaSyntaxError {
+            line: overflow_line(code),
+            message: NESTED_TOO_DEEPLY.to_owned(),
+        }),
+        Err(err) => Err(describe(&err)),
+    }
+}
+
+fn compile(code: &str) -> Result<(), mlua::Error> {
     COMPILER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let lua = slot.get_or_insert_with(new_compiler);
-        let result = lua
-            .load(code)
+        lua.load(code)
             .set_name(CHUNK_NAME)
             .set_mode(mlua::chunk::ChunkMode::Text)
-            .into_function();
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => Err(describe(&err)),
-        }
+            .into_function()
+            .map(|_| ())
     })
+}
+
+/// True for the error Lua's parser raises when the code nests too deeply: a
+/// runtime error raised while compiling, without a position.
+fn is_stack_overflow(err: &mlua::Error) -> bool {
+    matches!(err, mlua::Error::RuntimeError(message) if message.starts_with("C stack overflow"))
+        || matches!(err, mlua::Error::StackError)
+}
+
+/// The 1-based line on which the parser runs out of nesting levels: the first
+/// line whose prefix of the code already overflows (the parser reads tokens in
+/// order, so every longer prefix overflows too), found by bisection.
+fn overflow_line(code: &str) -> u32 {
+    let ends: Vec<usize> = code
+        .match_indices('\n')
+        .map(|(at, _)| at)
+        .chain(std::iter::once(code.len()))
+        .collect();
+    let overflows = |lines: usize| {
+        let end = ends
+            .get(lines.saturating_sub(1))
+            .copied()
+            .unwrap_or(code.len());
+        let prefix = code.get(..end).unwrap_or(code);
+        compile(prefix).is_err_and(|e| is_stack_overflow(&e))
+    };
+    let (mut low, mut high) = (1, ends.len());
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if overflows(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    u32::try_from(low).unwrap_or(u32::MAX)
 }
 
 fn new_compiler() -> Lua {
@@ -53,6 +101,10 @@ fn new_compiler() -> Lua {
 fn describe(err: &mlua::Error) -> LuaSyntaxError {
     let raw = match err {
         mlua::Error::SyntaxError { message, .. } => message.clone(),
+        // One line: no `runtime error: ` prefix, no traceback.
+        mlua::Error::RuntimeError(message) | mlua::Error::MemoryError(message) => {
+            message.lines().next().unwrap_or_default().to_owned()
+        }
         other => other.to_string(),
     };
     split_location(&raw).unwrap_or(LuaSyntaxError {
@@ -101,6 +153,30 @@ mod tests {
     #[test]
     fn code_is_not_run() {
         assert_eq!(check_syntax("error('boom')\nwhile true do end"), Ok(()));
+    }
+
+    #[test]
+    fn code_nested_too_deeply_is_one_line_at_its_line() {
+        let deep = format!(
+            "local x = 1\nlocal y = 2\nreturn {}1{}\n",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        let err = check_syntax(&deep).unwrap_err();
+        assert_eq!((err.line, err.message.as_str()), (3, NESTED_TOO_DEEPLY));
+        let spread: String = (0..400).map(|_| "(\n").collect();
+        let err = check_syntax(&format!("return {spread}1")).unwrap_err();
+        assert_eq!(err.message, NESTED_TOO_DEEPLY);
+        assert!((190..=202).contains(&err.line), "{}", err.line);
+        let blocks = format!("{}{}", "do ".repeat(1000), "end ".repeat(1000));
+        assert_eq!(
+            check_syntax(&blocks).unwrap_err().message,
+            NESTED_TOO_DEEPLY
+        );
+        assert_eq!(
+            check_syntax(&format!("return {}1{}", "(".repeat(100), ")".repeat(100))),
+            Ok(())
+        );
     }
 
     #[test]
