@@ -2,6 +2,7 @@
 //! activate the declared Plugins in order, build the catalog, bind the slots and
 //! resolve the model labels, or refuse the run.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use promptforge_syntax::{Analysis, Document};
@@ -64,17 +65,32 @@ pub struct Prepared {
     pub round_cap: u32,
     /// Log lines of prepare (skipped optional Plugins, refused tools).
     pub log: Vec<String>,
+    /// The first slot of each alias, by alias.
+    slot_index: HashMap<String, usize>,
+    /// The first label declaration of each name, by name.
+    label_index: HashMap<String, usize>,
+}
+
+/// The position of the first item of each name.
+fn first_positions<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<String, usize> {
+    let mut index = HashMap::new();
+    for (at, name) in names.enumerate() {
+        index.entry(name.to_owned()).or_insert(at);
+    }
+    index
 }
 
 impl Prepared {
     /// The slot with this alias.
     pub fn slot(&self, alias: &str) -> Option<&BoundSlot> {
-        self.slots.iter().find(|s| s.alias == alias)
+        self.slot_index.get(alias).and_then(|&i| self.slots.get(i))
     }
 
     /// The label declaration with this name.
     pub fn label(&self, label: &str) -> Option<&ModelLabel> {
-        self.labels.iter().find(|l| l.label == label)
+        self.label_index
+            .get(label)
+            .and_then(|&i| self.labels.get(i))
     }
 
     /// Every bound alias, in declaration order.
@@ -174,11 +190,12 @@ pub async fn prepare(
         }
     }
     if conflicts.is_empty() {
+        let mut listed: HashSet<String> = missing.iter().cloned().collect();
         for slot in &frontmatter.tools {
             let Some(plugin) = slot.plugin_id() else {
                 continue;
             };
-            if !catalog.has_tools_of(plugin) && !missing.iter().any(|m| m == plugin) {
+            if !catalog.has_tools_of(plugin) && listed.insert(plugin.to_owned()) {
                 missing.push(plugin.to_owned());
             }
         }
@@ -187,7 +204,7 @@ pub async fn prepare(
         return Err(requirements_unmet(document, &missing, &conflicts));
     }
 
-    let slots = frontmatter
+    let slots: Vec<BoundSlot> = frontmatter
         .tools
         .iter()
         .filter_map(|slot| {
@@ -223,6 +240,8 @@ pub async fn prepare(
     }
 
     Ok(Prepared {
+        slot_index: first_positions(slots.iter().map(|s| s.alias.as_str())),
+        label_index: first_positions(labels.iter().map(|l| l.label.as_str())),
         document: Arc::new(document.clone()),
         name: frontmatter
             .name
@@ -244,13 +263,16 @@ fn requirements_unmet(
     missing: &[String],
     conflicts: &[(String, String)],
 ) -> RunError {
-    let declared: Vec<&str> = document
+    let mut declared: HashMap<&str, usize> = HashMap::new();
+    let ids = document
         .frontmatter
         .iter()
-        .flat_map(|f| f.plugins.iter().map(|p| p.id.value.as_str()))
-        .collect();
+        .flat_map(|f| f.plugins.iter().map(|p| p.id.value.as_str()));
+    for (index, id) in ids.enumerate() {
+        declared.entry(id).or_insert(index);
+    }
     let mut ordered: Vec<&String> = missing.iter().collect();
-    ordered.sort_by_key(|id| declared.iter().position(|d| d == id).unwrap_or(usize::MAX));
+    ordered.sort_by_cached_key(|id| declared.get(id.as_str()).copied().unwrap_or(usize::MAX));
     let mut lines = vec![messages::REQUIREMENTS_HEADER.to_owned()];
     lines.extend(ordered.iter().map(|id| messages::missing_plugin(id)));
     lines.extend(

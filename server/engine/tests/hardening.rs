@@ -340,3 +340,33 @@ fn a_cancelled_listing_stops() {
     let error = store.list_until(Some("**"), &cancel).unwrap_err();
     assert_eq!(error.message, "the run was cancelled");
 }
+
+/// A complexity guard, not a timing test (the figures come from `benches/scale.rs`):
+/// 50,000 model labels and 50,000 missing Plugins took minutes when a step was
+/// quadratic; linear, each is a few seconds even in a debug build.
+#[test]
+fn many_labels_and_plugins_stay_linear() {
+    use std::fmt::Write;
+    let mut labels = String::from("models:\n");
+    let mut plugins = String::from("plugins:\n");
+    for i in 0..50_000 {
+        let _ = writeln!(labels, "  m{i}: {{}}");
+        let _ = writeln!(plugins, "  - acme/p{i}");
+    }
+    let started = Instant::now();
+    let outcome = run(
+        &prompt(
+            &labels,
+            &format!("## Main\n\n{}", lua("return m49999.name")),
+        ),
+        "",
+    );
+    assert_eq!(result(&outcome).as_deref(), Some("m49999"));
+    let refused = run(&prompt(&plugins, "## Main\n\n"), "");
+    assert_eq!(error(&refused).1.lines().count(), 50_001);
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}

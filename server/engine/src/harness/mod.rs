@@ -5,6 +5,7 @@ pub mod parameters;
 pub mod plugin;
 pub mod tool;
 
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 pub use parameters::parameter_lines;
@@ -55,21 +56,26 @@ impl Harness {
 /// order, `Some((id, its conflicts))` when the Harness registers it; an
 /// unregistered one conflicts with nothing.
 pub fn conflicting_pairs(declared: &[Option<(&str, &[String])>]) -> Vec<(usize, usize)> {
-    let mut pairs = Vec::new();
-    for (i, first) in declared.iter().enumerate() {
-        let Some((a, a_conflicts)) = first else {
+    // Index the ids, then look up each Plugin's conflicts: linear in the entries
+    // and their conflicts (plus the pairs found), not quadratic in the entries.
+    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, entry) in declared.iter().enumerate() {
+        if let Some((id, _)) = entry {
+            positions.entry(id).or_default().push(index);
+        }
+    }
+    let mut pairs = BTreeSet::new();
+    for (index, entry) in declared.iter().enumerate() {
+        let Some((_, conflicts)) = entry else {
             continue;
         };
-        for (j, second) in declared.iter().enumerate().skip(i + 1) {
-            let Some((b, b_conflicts)) = second else {
-                continue;
-            };
-            if a_conflicts.iter().any(|c| c == b) || b_conflicts.iter().any(|c| c == a) {
-                pairs.push((i, j));
+        for other in conflicts.iter().filter_map(|c| positions.get(c.as_str())) {
+            for &at in other.iter().filter(|&&at| at != index) {
+                pairs.insert((index.min(at), index.max(at)));
             }
         }
     }
-    pairs
+    pairs.into_iter().collect()
 }
 
 /// One tool of the catalog.
@@ -95,6 +101,10 @@ impl std::fmt::Debug for CatalogEntry {
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     entries: Vec<CatalogEntry>,
+    /// The first entry of each tool path.
+    by_path: HashMap<String, usize>,
+    /// The Plugins that contributed at least one tool.
+    contributors: HashSet<String>,
 }
 
 impl Catalog {
@@ -104,6 +114,10 @@ impl Catalog {
         let mut refused = Vec::new();
         for tool in tools {
             if tool.id().is_under(plugin) {
+                self.by_path
+                    .entry(tool.id().as_str().to_owned())
+                    .or_insert(self.entries.len());
+                self.contributors.insert(plugin.to_owned());
                 self.entries.push(CatalogEntry {
                     plugin: plugin.to_owned(),
                     tool,
@@ -117,12 +131,12 @@ impl Catalog {
 
     /// The tool at exactly `path`.
     pub fn find(&self, path: &str) -> Option<&CatalogEntry> {
-        self.entries.iter().find(|e| e.tool.id().as_str() == path)
+        self.by_path.get(path).and_then(|&i| self.entries.get(i))
     }
 
     /// True when `plugin` contributed at least one tool.
     pub fn has_tools_of(&self, plugin: &str) -> bool {
-        self.entries.iter().any(|e| e.plugin == plugin)
+        self.contributors.contains(plugin)
     }
 
     /// Every tool, in catalog order.

@@ -210,7 +210,12 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
 pub fn install_labels(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     let globals = lua.globals();
     for label in &ctx.run.prepared.labels {
-        globals.set(label.label.as_str(), handle(ctx, &label.label)?)?;
+        let handle = ModelHandle {
+            ctx: ctx.clone(),
+            label: label.label.clone(),
+            model: label.model.name.clone(),
+        };
+        globals.set(label.label.as_str(), handle)?;
     }
     Ok(())
 }
