@@ -370,3 +370,16 @@ fn many_labels_and_plugins_stay_linear() {
         started.elapsed()
     );
 }
+
+#[test]
+fn message_list_texts_count_against_the_memory_ceiling() {
+    let host = limited(Limits {
+        lua_memory_mib: 8,
+        ..Limits::default()
+    });
+    let code = "local msgs = messages.new()\nlocal chunk = string.rep('x', 1024 * 1024)\npcall(function() for i = 1, 100 do msgs:user(chunk) end end)\nreturn 'escaped'";
+    assert_eq!(
+        error(&run_on(&section(code), host, "", None)),
+        ("Limit".into(), "Lua memory limit of 8 MiB exceeded".into())
+    );
+}

@@ -53,6 +53,9 @@ pub struct VmControl {
     driver_thread: AtomicUsize,
     /// Local tool handlers running now, nested ones included (jump is refused then).
     pub handlers: AtomicUsize,
+    /// Bytes this VM made the host keep for it (message list texts), counted
+    /// against the VM's memory ceiling.
+    host_bytes: AtomicU64,
 }
 
 impl VmControl {
@@ -67,7 +70,20 @@ impl VmControl {
             last_line: Mutex::new(None),
             driver_thread: AtomicUsize::new(0),
             handlers: AtomicUsize::new(0),
+            host_bytes: AtomicU64::new(0),
         }
+    }
+
+    /// Counts `bytes` of host memory kept for this VM (text appended to a message
+    /// list); past the VM's memory ceiling that is the memory limit.
+    pub fn charge_host_bytes(&self, bytes: usize) -> mlua::Result<()> {
+        let ceiling = self.limits.lua_memory_mib.saturating_mul(1024 * 1024);
+        let bytes = bytes as u64;
+        let before = self.host_bytes.fetch_add(bytes, Ordering::SeqCst);
+        if before.saturating_add(bytes) > ceiling {
+            return Err(self.abort(Abort::Error(self.memory_error())));
+        }
+        Ok(())
     }
 
     /// Records an abort (the first one wins) and gives the error that unwinds Lua.
@@ -239,6 +255,14 @@ pub async fn protected_call(lua: &Lua, f: Function, arg: Value) -> mlua::Result<
     pcall.call_async((f, arg)).await
 }
 
+/// Counts host memory kept for the VM `lua` (see [`VmControl::charge_host_bytes`]).
+pub fn charge_host_bytes(lua: &Lua, bytes: usize) -> mlua::Result<()> {
+    match lua.app_data_ref::<Arc<VmControl>>() {
+        Some(control) => control.charge_host_bytes(bytes),
+        None => Ok(()),
+    }
+}
+
 /// A fresh sandboxed VM with the limits and the cancel signal of `control`.
 pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE;
@@ -356,6 +380,7 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     )?;
     let bytes = control.limits.lua_memory_mib.saturating_mul(1024 * 1024);
     lua.set_memory_limit(usize::try_from(bytes).unwrap_or(usize::MAX))?;
+    lua.set_app_data(control.clone());
     Ok(lua)
 }
 

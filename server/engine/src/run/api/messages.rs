@@ -8,7 +8,7 @@ use mlua::{AnyUserData, Lua, MetaMethod, UserData, UserDataMethods, Value};
 use crate::messages;
 use crate::models::{ChatMessage, Role};
 use crate::run::json::type_name;
-use crate::run::vm::usage_error;
+use crate::run::vm::{charge_host_bytes, usage_error};
 
 /// A conversation list; Lua holds it as userdata, models append to it.
 #[derive(Debug, Clone, Default)]
@@ -29,7 +29,13 @@ fn list_read_only() -> String {
     "message lists change only through :system, :user and :assistant".to_owned()
 }
 
-fn append(list: AnyUserData, role: Role, method: &str, text: Value) -> mlua::Result<AnyUserData> {
+fn append(
+    lua: &Lua,
+    list: AnyUserData,
+    role: Role,
+    method: &str,
+    text: Value,
+) -> mlua::Result<AnyUserData> {
     let text = match &text {
         Value::String(s) => s.to_string_lossy(),
         other => {
@@ -39,6 +45,9 @@ fn append(list: AnyUserData, role: Role, method: &str, text: Value) -> mlua::Res
             )))
         }
     };
+    // The records live in host memory, outside the VM's allocator: they count
+    // against its ceiling here.
+    charge_host_bytes(lua, text.len())?;
     {
         let records = list.borrow::<Conversation>()?.records.clone();
         let mut guard = records.lock().unwrap_or_else(|p| p.into_inner());
@@ -49,14 +58,14 @@ fn append(list: AnyUserData, role: Role, method: &str, text: Value) -> mlua::Res
 
 impl UserData for Conversation {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_function("system", |_, (list, text): (AnyUserData, Value)| {
-            append(list, Role::System, "system", text)
+        methods.add_function("system", |lua, (list, text): (AnyUserData, Value)| {
+            append(lua, list, Role::System, "system", text)
         });
-        methods.add_function("user", |_, (list, text): (AnyUserData, Value)| {
-            append(list, Role::User, "user", text)
+        methods.add_function("user", |lua, (list, text): (AnyUserData, Value)| {
+            append(lua, list, Role::User, "user", text)
         });
-        methods.add_function("assistant", |_, (list, text): (AnyUserData, Value)| {
-            append(list, Role::Assistant, "assistant", text)
+        methods.add_function("assistant", |lua, (list, text): (AnyUserData, Value)| {
+            append(lua, list, Role::Assistant, "assistant", text)
         });
         methods.add_meta_method(MetaMethod::Len, |_, this, ()| Ok(this.snapshot().len()));
         methods.add_meta_method(MetaMethod::Index, |_, this, key: Value| {
