@@ -383,3 +383,32 @@ fn message_list_texts_count_against_the_memory_ceiling() {
         ("Limit".into(), "Lua memory limit of 8 MiB exceeded".into())
     );
 }
+
+#[test]
+fn fanout_results_count_against_the_callers_memory_ceiling() {
+    // 400 arms of 1 MiB each: the results would pile up in host memory; counted
+    // against the caller's 8 MiB ceiling, the fanout stops after a few of them.
+    let host = limited(Limits {
+        lua_memory_mib: 8,
+        fanout_concurrency: 2,
+        ..Limits::default()
+    });
+    let body = format!(
+        "## Main\n\n{}## Arm\n\n---\n\n{}",
+        lua("local members = {}\nfor i = 1, 400 do members[i] = i end\nlocal r = fanout('## Arm', members)\nreturn #r"),
+        lua("store.append('ran.txt', 'x')\nreturn string.rep('x', 1024 * 1024)")
+    );
+    let store = Arc::new(Store::in_memory());
+    let outcome = run_with(
+        &prompt("", &body),
+        host,
+        store.clone(),
+        RunOptions::default(),
+    );
+    assert_eq!(
+        error(&outcome),
+        ("Limit".into(), "Lua memory limit of 8 MiB exceeded".into())
+    );
+    let ran = store.read("ran.txt", None, None).unwrap().len();
+    assert!(ran < 20, "{ran} arms ran");
+}

@@ -214,6 +214,15 @@ async fn fanout(
                     Err(RunError::internal(format!("a fanout arm stopped: {error}"))),
                 ),
             };
+            // The results wait in host memory until they become the caller's table:
+            // they count against the caller's memory ceiling as they arrive.
+            let outcome = outcome.and_then(|result| {
+                let size = result.as_ref().map_or(0, String::len);
+                match ctx.control.charge_host_bytes(size) {
+                    Ok(()) => Ok(result),
+                    Err(_) => Err(ctx.control.memory_error().into_run_error()),
+                }
+            });
             match outcome {
                 Ok(result) => collected.push((i, result)),
                 Err(error) => {

@@ -86,6 +86,27 @@ impl VmControl {
         Ok(())
     }
 
+    /// Counts `n` instructions run outside the VM (Lua pattern matching): past the
+    /// budget that is the instruction limit; a cancelled chain stops here too.
+    pub fn charge_instructions(&self, n: u64) -> mlua::Result<()> {
+        if self.cancel.is_cancelled() {
+            return Err(self.abort(Abort::Error(EngineError::cancelled())));
+        }
+        let budget = self.limits.lua_instructions;
+        let used = self.instructions.fetch_add(n, Ordering::Relaxed) + n;
+        if used > budget {
+            return Err(self.abort(Abort::Error(EngineError::limit(
+                messages::instruction_limit(budget),
+            ))));
+        }
+        Ok(())
+    }
+
+    /// The VM's memory ceiling in bytes.
+    pub fn memory_ceiling(&self) -> u64 {
+        self.limits.lua_memory_mib.saturating_mul(1024 * 1024)
+    }
+
     /// Records an abort (the first one wins) and gives the error that unwinds Lua.
     pub fn abort(&self, abort: Abort) -> mlua::Error {
         let mut slot = self.abort.lock().unwrap_or_else(|p| p.into_inner());
@@ -121,7 +142,8 @@ impl VmControl {
         &self.cancel
     }
 
-    fn memory_error(&self) -> EngineError {
+    /// The memory limit's error value.
+    pub fn memory_error(&self) -> EngineError {
         EngineError::limit(messages::memory_limit(self.limits.lua_memory_mib))
     }
 }
