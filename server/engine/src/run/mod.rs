@@ -7,6 +7,7 @@ pub mod conversation;
 pub mod identity;
 pub mod json;
 pub mod location;
+pub mod patterns;
 pub mod tools;
 pub mod vm;
 pub mod walk;

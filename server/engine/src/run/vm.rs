@@ -372,6 +372,7 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     lua.set_named_registry_value(PCALL_KEY, wrapped_pcall)?;
     let error: Function = globals.get("error")?;
     lua.set_named_registry_value(ERROR_KEY, error)?;
+    crate::run::patterns::install(&lua, control)?;
 
     let hook_control = control.clone();
     let budget = control.limits.lua_instructions;
