@@ -293,7 +293,13 @@ async fn read_body(
         text.truncate(text.trim_end_matches('\u{fffd}').len());
     }
     let mut text = match kind {
-        Kind::Html => content::html_to_markdown(&text, Some(&page)),
+        // On a blocking thread: a page that takes long to convert holds no async
+        // worker, and the call's timeout and cancellation still answer at once.
+        Kind::Html => {
+            tokio::task::spawn_blocking(move || content::html_to_markdown(&text, Some(&page)))
+                .await
+                .map_err(|_| ToolError::new(messages::FETCH_CONVERSION_FAILED))?
+        }
         Kind::Text => text,
     };
     if cut {

@@ -15,6 +15,9 @@ pub const FETCH_CANCELLED: &str = "fetch cancelled";
 pub const FETCH_BAD_REDIRECT: &str = "fetch failed: the server sent an unusable redirect";
 /// The connection broke while the body was read.
 pub const FETCH_BROKEN_BODY: &str = "fetch failed: the connection broke while reading the page";
+/// The HTML-to-Markdown conversion stopped (an engine bug; the spec leaves the text open).
+pub const FETCH_CONVERSION_FAILED: &str =
+    "fetch failed: the page could not be turned into Markdown";
 /// A body without a content type that is neither HTML nor text.
 pub const FETCH_UNKNOWN_TYPE: &str = "fetch failed: the page has no content type and is not text";
 /// A URL without a host.
@@ -122,6 +125,11 @@ pub fn fetch_unsupported(essence: &str) -> String {
 /// The note after a body cut at the size limit.
 pub fn fetch_cut_note(max_bytes: u64) -> String {
     format!("[fetch: the page is larger than {max_bytes} bytes; only the first {max_bytes} bytes were read]")
+}
+
+/// The note after a page whose elements nest deeper than `max_depth` levels.
+pub fn fetch_deep_note(max_depth: usize) -> String {
+    format!("[fetch: the page nests its elements more than {max_depth} levels deep; what lies deeper was flattened to plain text]")
 }
 
 /// An argument search does not take.
