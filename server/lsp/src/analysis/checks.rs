@@ -185,7 +185,7 @@ fn calls_read(
 fn local_in_scope(locals: &[(Caller, Option<&str>)], caller: Caller, name: &str) -> bool {
     locals.iter().any(|(c, alias)| {
         let same_section = *c == caller || *c == Caller::Shared || caller == Caller::Shared;
-        same_section && alias.map_or(true, |alias| alias == name)
+        same_section && alias.is_none_or(|alias| alias == name)
     })
 }
 
