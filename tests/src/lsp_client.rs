@@ -410,3 +410,122 @@ pub fn only_edit(action: &Value, uri: &str) -> (Value, String) {
         edits[0]["newText"].as_str().unwrap_or("").to_owned(),
     )
 }
+
+// ---- Raw bytes on stdin, for the framing suite (`lsp_framing.rs`) ----
+
+/// `body` framed with a `Content-Length` header.
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    framed.extend_from_slice(body);
+    framed
+}
+
+/// A running `promptforge lsp` fed raw bytes: its stdout read as framed messages,
+/// its stderr kept whole.
+pub struct RawServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    incoming: Receiver<Value>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl RawServer {
+    /// Starts `promptforge lsp` with every stream piped.
+    pub fn start() -> Self {
+        let mut child = Command::new(binary())
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_remove("PROMPTFORGE_CONFIG")
+            .spawn()
+            .expect("promptforge lsp starts");
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+        let (sender, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            text
+        });
+        RawServer {
+            child,
+            stdin: Some(stdin),
+            incoming,
+            stderr: Some(stderr),
+        }
+    }
+
+    /// Writes `bytes` to the server's stdin as they are.
+    pub fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is still open");
+        stdin.write_all(bytes).expect("the server reads its stdin");
+        stdin.flush().expect("the server reads its stdin");
+    }
+
+    /// Writes `body` framed with a right `Content-Length`.
+    pub fn send_body(&mut self, body: &str) {
+        self.write(&frame(body.as_bytes()));
+    }
+
+    /// The next message the server writes (within [`TIMEOUT`]).
+    pub fn next_message(&mut self) -> Value {
+        match self.incoming.recv_timeout(TIMEOUT) {
+            Ok(message) => message,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no message from the server within {TIMEOUT:?}")
+            }
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
+        }
+    }
+
+    /// Sends `initialize` with id `id` and returns the server's response.
+    pub fn initialize(&mut self, id: i64) -> Value {
+        self.send_body(
+            &json!({ "jsonrpc": "2.0", "id": id, "method": "initialize",
+                     "params": { "processId": null, "rootUri": null, "capabilities": {} } })
+            .to_string(),
+        );
+        self.next_message()
+    }
+
+    /// Closes stdin (unless `keep_input`) and waits for the process to end:
+    /// its exit code and everything it wrote on stderr.
+    pub fn finish(mut self, keep_input: bool) -> (Option<i32>, String) {
+        if !keep_input {
+            self.stdin = None;
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        let code = loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                break status.code();
+            }
+            if Instant::now() > deadline {
+                panic!("the server did not end within {TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let stderr = self
+            .stderr
+            .take()
+            .and_then(|handle| handle.join().ok())
+            .unwrap_or_default();
+        (code, stderr)
+    }
+}
+
+impl Drop for RawServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

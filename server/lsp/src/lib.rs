@@ -1,6 +1,7 @@
 //! The PromptForge language server (`promptforge lsp`): LSP 3.17 over stdio for
 //! prompt files (`../shared/spec/editor.md`).
 //!
+//! - [`framing`]: the frames read from the client, checked before tower-lsp sees them;
 //! - [`documents`]: the open documents (ropey text, incremental [`promptforge_syntax::ParsedFile`]) and their versions;
 //! - [`snapshot`]: one immutable view per version, which every request reads;
 //! - [`encoding`]: byte offsets <-> LSP positions (UTF-16, or UTF-8 when offered);
@@ -20,32 +21,101 @@ pub mod catalog;
 pub mod documents;
 pub mod encoding;
 pub mod features;
+pub mod framing;
 pub mod publisher;
 pub mod server;
 pub mod session_end;
 pub mod snapshot;
 
+use std::io::Write;
 use std::sync::Arc;
+use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot};
 use tower_lsp::{LspService, Server as LspServer};
 
+use crate::framing::Fatal;
 use crate::session_end::{SessionEnd, Watched};
 
-/// Serves the protocol on stdin/stdout until the client says `exit` or closes the
-/// stream; true when the client asked for `shutdown` first.
-pub async fn serve_stdio() -> bool {
+/// The bytes each in-memory pipe between the framing layer and tower-lsp holds.
+const PIPE_BYTES: usize = 64 * 1024;
+
+/// The whole bodies queued for the client's output.
+const OUTPUT_QUEUE: usize = 64;
+
+/// How long the end of a session waits for the queued output to be written.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How a session ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The client asked for `shutdown`.
+    pub shut_down: bool,
+    /// The client's stream could not go on (None after `exit` or at the end of
+    /// the input at a frame boundary).
+    pub fatal: Option<Fatal>,
+}
+
+/// Serves the protocol on `input`/`output` through the [`framing`] layer until
+/// the client says `exit`, the input ends, or a frame cannot be read.
+pub async fn serve<I, O>(input: I, output: O) -> Outcome
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
     let (service, socket) = LspService::new(server::Server::new);
     let end = Arc::new(SessionEnd::default());
     let service = Watched::new(service, Arc::clone(&end));
-    tokio::select! {
-        () = LspServer::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service) => {}
-        () = end.exited() => {}
+    let (mut to_server, server_input) = tokio::io::duplex(PIPE_BYTES);
+    let (server_output, from_server) = tokio::io::duplex(PIPE_BYTES);
+    let (bodies, queued) = mpsc::channel(OUTPUT_QUEUE);
+    let writer = tokio::spawn(framing::write_frames(queued, output));
+    tokio::spawn(framing::relay(from_server, bodies.clone()));
+    let (ended, reader_ended) = oneshot::channel();
+    let reader = tokio::spawn(async move {
+        let result = framing::read_client(input, &mut to_server, bodies).await;
+        let _ = ended.send(result);
+        // tower-lsp sees the end of its input only now, once the cause is known.
+        drop(to_server);
+    });
+    let exited = tokio::select! {
+        () = LspServer::new(server_input, server_output, socket).serve(service) => false,
+        () = end.exited() => true,
+    };
+    // tower-lsp's end of the output pipe is gone with its future: the relay ends
+    // once it has read the rest. The reader has ended, or (after `exit`, or when
+    // tower-lsp stopped reading by itself) is stopped here.
+    reader.abort();
+    let fatal = match reader_ended.await {
+        Ok(Err(fatal)) if !exited => Some(fatal),
+        _ => None,
+    };
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, writer).await;
+    Outcome {
+        shut_down: end.was_shut_down(),
+        fatal,
     }
-    end.was_shut_down()
+}
+
+/// Serves the protocol on stdin/stdout until the client says `exit` or closes the
+/// stream; true when the client asked for `shutdown` first. A stream that cannot
+/// be read on ends the session with one line on stderr naming the cause (and
+/// false).
+pub async fn serve_stdio() -> bool {
+    let outcome = serve(tokio::io::stdin(), tokio::io::stdout()).await;
+    match outcome.fatal {
+        Some(fatal) => {
+            let _ = writeln!(std::io::stderr(), "promptforge: lsp: {fatal}");
+            false
+        }
+        None => outcome.shut_down,
+    }
 }
 
 /// Runs [`serve_stdio`] on a new multi-threaded tokio runtime; Ok(true) when the
-/// session ended with `shutdown` (exit status 0), Ok(false) without it (status 1).
+/// session ended with `shutdown` (exit status 0), Ok(false) without it or when
+/// the client's stream could not be read on (status 1).
 pub fn run_stdio() -> std::io::Result<bool> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
