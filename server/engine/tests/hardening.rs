@@ -12,16 +12,6 @@ use promptforge_engine::host::Limits;
 use promptforge_engine::{Host, RunOptions, Store};
 use run_common::*;
 
-fn section(code: &str) -> String {
-    prompt("", &format!("## Main\n\n{}", lua(code)))
-}
-
-fn limited(limits: Limits) -> Host {
-    let mut host = Host::offline();
-    host.set_limits(limits);
-    host
-}
-
 /// The line of the run error (a section block's code starts on file line 12).
 fn error_line(outcome: &promptforge_engine::Outcome) -> Option<u32> {
     outcome

@@ -10,16 +10,6 @@ use promptforge_engine::{run_text, Host, NoEvents, RunOptions, Store};
 use run_common::*;
 use tokio_util::sync::CancellationToken;
 
-fn section(code: &str) -> String {
-    prompt("", &format!("## Main\n\n{}", lua(code)))
-}
-
-fn limited(limits: Limits) -> Host {
-    let mut host = Host::offline();
-    host.set_limits(limits);
-    host
-}
-
 #[test]
 fn the_instruction_budget_is_a_limit_pcall_cannot_catch() {
     let host = limited(Limits {

@@ -13,10 +13,6 @@ use tokio_util::sync::CancellationToken;
 const BACKTRACK: &str =
     "local ok = pcall(function() return string.find(string.rep('a', 40), string.rep('a*', 40) .. 'b') end)\nreturn 'escaped'";
 
-fn section(code: &str) -> String {
-    prompt("", &format!("## Main\n\n{}", lua(code)))
-}
-
 #[test]
 fn a_backtracking_pattern_hits_the_instruction_budget() {
     let mut host = Host::offline();

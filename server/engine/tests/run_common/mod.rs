@@ -3,11 +3,24 @@
 
 use std::sync::Arc;
 
+use promptforge_engine::host::Limits;
 use promptforge_engine::{run_text, Host, NoEvents, Outcome, RunOptions, Store};
 
 /// A prompt with a standard frontmatter plus `extra` keys, and `body` after the H1.
 pub fn prompt(extra: &str, body: &str) -> String {
     format!("---\nname: p\ndescription: d\npromptforge: 0\n{extra}---\n\n# Title\n\n{body}")
+}
+
+/// A prompt whose one section `## Main` holds `code` as its block.
+pub fn section(code: &str) -> String {
+    prompt("", &format!("## Main\n\n{}", lua(code)))
+}
+
+/// The offline Host with `limits`.
+pub fn limited(limits: Limits) -> Host {
+    let mut host = Host::offline();
+    host.set_limits(limits);
+    host
 }
 
 /// A ```lua block.
