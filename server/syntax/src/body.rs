@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
-use crate::diagnostic::{Diagnostic, ParseKind};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::document::{Body, Heading, LuaBlock, Section};
 use crate::items::Item;
 use crate::line_index::LineIndex;
@@ -114,15 +114,14 @@ struct Builder<'a, 'd> {
 }
 
 impl Builder<'_, '_> {
-    fn structure_error(&mut self, message: impl Into<String>, at: usize) {
+    fn structure_error(&mut self, code: Code, at: usize) {
         let line = self.ctx.line_index.line_of(at);
         let range = self
             .ctx
             .line_index
             .line_range(self.ctx.text, line)
             .unwrap_or(at..at);
-        self.diagnostics
-            .push(Diagnostic::new(ParseKind::Structure, message, range));
+        self.diagnostics.push(Diagnostic::new(code, range));
     }
 
     /// One error when something comes before the H1 (`first_h1` is its item index),
@@ -130,7 +129,7 @@ impl Builder<'_, '_> {
     fn check_h1_placement(&mut self, items: &[Item], first_h1: Option<usize>) {
         if let Some(index) = first_h1 {
             if let Some(first) = items.first().filter(|_| index > 0) {
-                self.structure_error(ONE_H1, first.start());
+                self.structure_error(Code::OneH1, first.start());
             }
             return;
         }
@@ -141,8 +140,7 @@ impl Builder<'_, '_> {
         let range = index
             .line_range(self.ctx.text, next_line)
             .unwrap_or(self.ctx.text.len()..self.ctx.text.len());
-        self.diagnostics
-            .push(Diagnostic::new(ParseKind::Structure, ONE_H1, range));
+        self.diagnostics.push(Diagnostic::new(Code::OneH1, range));
     }
 
     fn body_mut(&mut self) -> &mut Body {
@@ -169,7 +167,7 @@ impl Builder<'_, '_> {
                     self.current = Current::H1;
                     self.state = BodyState::default();
                 } else {
-                    self.structure_error(ONE_H1, heading.line_range.start);
+                    self.structure_error(Code::OneH1, heading.line_range.start);
                     self.state.seen_content = true;
                 }
             }
@@ -226,7 +224,7 @@ impl Builder<'_, '_> {
             _ => return,
         };
         if shared && self.current != Current::H1 {
-            self.structure_error(SHARED_OUTSIDE_H1, opener.start);
+            self.structure_error(Code::SharedOutsideH1, opener.start);
         }
         let block = LuaBlock {
             shared,
@@ -248,11 +246,21 @@ impl Builder<'_, '_> {
         let last_line = index.line_count().saturating_sub(1) as u32;
         let line = (block.first_line + err.line.saturating_sub(1)).min(last_line);
         let start = index.line_start(line).unwrap_or(block.block_range.start);
-        let range = index
+        let line_range = index
             .line_range(self.ctx.text, line)
             .unwrap_or(start..start);
-        self.diagnostics
-            .push(Diagnostic::new(ParseKind::Lua, err.message, range));
+        // The editor marks the token Lua names (`near ')'`) when the line holds it;
+        // `line:column` stays the line's start.
+        let range = named_token(self.ctx.text, &line_range, &err.message).unwrap_or(line_range);
+        self.diagnostics.push(
+            Diagnostic::new(
+                Code::LuaSyntax {
+                    message: err.message,
+                },
+                range,
+            )
+            .reported_at(start),
+        );
     }
 
     fn close_sections(&mut self, at: usize) {
@@ -282,12 +290,20 @@ impl Builder<'_, '_> {
             .and_then(|p| self.flat.get(p))
             .map_or(1, |p| p.heading.level);
         if heading.level > parent_level + 1 {
-            let message = level_skipped(&heading.text, heading.level, parent_level);
-            self.structure_error(message, start);
+            let code = Code::HeadingLevelSkipped {
+                heading: heading.text.clone(),
+                level: heading.level,
+                parent: parent_level,
+            };
+            self.structure_error(code, start);
         }
         let key = (parent, heading.level, heading.text.clone());
         if let Some(&line) = self.seen.get(&key) {
-            self.structure_error(duplicate_section(&heading.text, line + 1), start);
+            let code = Code::DuplicateSection {
+                heading: heading.text.clone(),
+                line: line + 1,
+            };
+            self.structure_error(code, start);
         }
         self.seen.entry(key).or_insert(heading.line);
         let index = self.flat.len();
@@ -345,4 +361,16 @@ fn build_section(
         body: flat.body,
         children: kids,
     })
+}
+
+/// The byte range, within `line`, of the token a Lua message names (`... near 'x'`):
+/// its first occurrence on the line; None for `near <eof>` or a token not there.
+fn named_token(text: &str, line: &Range<usize>, message: &str) -> Option<Range<usize>> {
+    let at = message.rfind(" near '")? + " near '".len();
+    let token = message.get(at..)?.strip_suffix('\'')?;
+    if token.is_empty() {
+        return None;
+    }
+    let found = text.get(line.clone())?.find(token)?;
+    Some(line.start + found..line.start + found + token.len())
 }

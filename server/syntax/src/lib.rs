@@ -5,6 +5,7 @@
 //! exact byte range. [`ParsedFile`] keeps the tree-sitter tree and re-analyses
 //! incrementally after an edit.
 
+pub mod api_names;
 pub mod body;
 pub mod diagnostic;
 pub mod document;
@@ -12,11 +13,14 @@ pub mod frontmatter;
 pub mod items;
 pub mod line_index;
 pub mod lua;
+pub mod messages;
 pub mod node_kinds;
 pub mod parsed_file;
 pub mod prompt_detection;
 
-pub use diagnostic::{Diagnostic, ParseKind, Related};
+pub use diagnostic::{
+    Code, Diagnostic, FieldPlace, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,
+};
 pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;
 pub use line_index::{LineCol, LineIndex};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 use crate::body::{self, BodyContext};
-use crate::diagnostic::{sort_in_document_order, Diagnostic, ParseKind};
+use crate::diagnostic::{sort_in_document_order, Code, Diagnostic};
 use crate::document::{Document, LuaBlock};
 use crate::frontmatter::{self, Frontmatter};
 use crate::items::{self, EditOffsets, Item, PreviousItems};
@@ -291,11 +291,7 @@ impl ParsedFile {
             _ => {
                 let start = if document.bom { 3 } else { 0 };
                 let end = line_index.line_range(text, 0).map_or(start, |r| r.end);
-                diagnostics.push(Diagnostic::new(
-                    ParseKind::Frontmatter,
-                    NO_FRONTMATTER,
-                    start..end.max(start),
-                ));
+                diagnostics.push(Diagnostic::new(Code::NoFrontmatter, start..end.max(start)));
                 self.frontmatter_cache = None;
                 self.lua_cache.clear();
                 self.items.clear();

@@ -21,10 +21,10 @@ fn render(text: &str, analysis: &Analysis, keep: impl Fn(ParseKind) -> bool) -> 
     analysis
         .diagnostics
         .iter()
-        .filter(|d| keep(d.kind))
+        .filter(|d| d.parse_kind().is_some_and(&keep))
         .map(|d| {
-            let (line, col) = analysis.line_index.position(text, d.range.start);
-            format!("{line}:{col}: error[{}]: {}", d.kind, d.message)
+            let (line, col) = analysis.line_index.position(text, d.offset);
+            format!("{line}:{col}: error[{}]: {}", d.code.name(), d.message)
         })
         .collect()
 }
@@ -105,6 +105,28 @@ fn a_lua_syntax_error_is_at_the_file_line_with_luas_message() {
         body_errors(&text),
         ["10:1: error[Lua]: unexpected symbol near '='"]
     );
+    // The editor's range is the token Lua names: the second `=` of `x = = 2`.
+    let analysis = promptforge_syntax::parse(&text);
+    let range = analysis.diagnostics[0].range.clone();
+    let at = text.find("x = = 2").expect("the line") + 2;
+    assert_eq!(range, at..at + 1);
+    // A token the line does not hold (the end of the input) marks the whole line.
+    let text = prompt(
+        "# T
+## A
+```lua
+local t = {
+```
+",
+    );
+    let analysis = promptforge_syntax::parse(&text);
+    assert!(
+        analysis.diagnostics[0].message.contains("<eof>"),
+        "{:?}",
+        analysis.diagnostics
+    );
+    let start = analysis.diagnostics[0].range.start;
+    assert!(text[..start].ends_with('\n'), "a whole line");
 }
 
 #[test]

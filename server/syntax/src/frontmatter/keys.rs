@@ -3,12 +3,12 @@
 
 use std::ops::Range;
 
-use super::messages::{self, EXPECTED_INTEGER, EXPECTED_MAP, EXPECTED_STRING};
+use super::messages::{EXPECTED_INTEGER, EXPECTED_MAP, EXPECTED_STRING};
 use super::model::{Frontmatter, KeyEntry, Spanned};
 use super::values::{resolve, Value};
 use super::yaml::Node;
 use super::{models, names, plugins, tools, Cx};
-use crate::diagnostic::{Diagnostic, ParseKind};
+use crate::diagnostic::{Code, FieldPlace};
 
 /// The top-level keys, in the order the unknown-field message lists them.
 pub const KNOWN_KEYS: &[&str] = &[
@@ -49,11 +49,22 @@ pub(crate) fn validate_root(
         });
         let known = KNOWN_KEYS.iter().copied().find(|k| *k == text);
         let Some(known) = known.filter(|_| Cx::is_string_key(key)) else {
-            cx.error(messages::unknown_top_level_field(&text), key.range.clone());
+            cx.error(
+                Code::UnknownField {
+                    place: FieldPlace::TopLevel,
+                    key: text,
+                },
+                key.range.clone(),
+            );
             continue;
         };
         if seen.contains(&known) {
-            cx.error(messages::duplicate_field(known), key.range.clone());
+            cx.error(
+                Code::DuplicateField {
+                    key: known.to_owned(),
+                },
+                key.range.clone(),
+            );
             continue;
         }
         seen.push(known);
@@ -69,7 +80,12 @@ pub(crate) fn validate_root(
     }
     for required in REQUIRED_KEYS {
         if !seen.contains(required) {
-            cx.error(messages::missing_field(required), opening.clone());
+            cx.error(
+                Code::MissingField {
+                    key: (*required).to_owned(),
+                },
+                opening.clone(),
+            );
         }
     }
     tools::check_against_labels(cx, fm);
@@ -103,7 +119,12 @@ fn name(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<String>> {
     if names::is_valid_prompt_name(text) {
         Some(Spanned::new(text.to_owned(), node.range.clone()))
     } else {
-        cx.error(messages::invalid_prompt_name(text), node.range.clone());
+        cx.error(
+            Code::InvalidPromptName {
+                name: text.to_owned(),
+            },
+            node.range.clone(),
+        );
         None
     }
 }
@@ -111,7 +132,7 @@ fn name(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<String>> {
 fn description(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<String>> {
     let text = string(cx, node)?;
     if text.trim().is_empty() {
-        cx.error(messages::empty_description(), node.range.clone());
+        cx.error(Code::EmptyDescription, node.range.clone());
         None
     } else {
         Some(Spanned::new(text.to_owned(), node.range.clone()))
@@ -122,11 +143,12 @@ fn description(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<String>> {
 fn version(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<i64>> {
     let n = integer(cx, node)?;
     if n != 0 {
-        cx.push(Diagnostic::new(
-            ParseKind::Version,
-            messages::unsupported_version(&n.to_string()),
+        cx.error(
+            Code::UnsupportedVersion {
+                version: n.to_string(),
+            },
             node.range.clone(),
-        ));
+        );
     }
     i64::try_from(n)
         .ok()
@@ -139,7 +161,9 @@ fn max_tool_iterations(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<u32>> {
         Ok(n) if (1..=1000).contains(&n) => Some(Spanned::new(n, node.range.clone())),
         _ => {
             cx.error(
-                messages::max_tool_iterations_out_of_range(&n.to_string()),
+                Code::MaxToolIterationsOutOfRange {
+                    value: n.to_string(),
+                },
                 node.range.clone(),
             );
             None

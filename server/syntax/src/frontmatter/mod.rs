@@ -28,7 +28,7 @@ pub use plugins::ENTRY_KEYS;
 
 use std::ops::Range;
 
-use crate::diagnostic::{Diagnostic, ParseKind};
+use crate::diagnostic::{Code, Diagnostic};
 use names::NameError;
 use yaml::Node;
 
@@ -58,8 +58,9 @@ pub fn validate(
             });
             let range = at..line_end;
             diagnostics.push(Diagnostic::new(
-                ParseKind::Frontmatter,
-                messages::invalid_yaml(&error.message),
+                Code::InvalidYaml {
+                    reason: error.message,
+                },
                 range,
             ));
         }
@@ -88,10 +89,9 @@ pub(crate) struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    /// A located Frontmatter diagnostic.
-    pub fn error(&mut self, message: String, range: Range<usize>) {
-        self.diagnostics
-            .push(Diagnostic::new(ParseKind::Frontmatter, message, range));
+    /// A located diagnostic of `code`.
+    pub fn error(&mut self, code: Code, range: Range<usize>) {
+        self.diagnostics.push(Diagnostic::new(code, range));
     }
 
     /// Any prepared diagnostic.
@@ -100,9 +100,12 @@ impl Cx<'_> {
     }
 
     /// serde's `invalid type: {found}, expected {what}` at `node`.
-    pub fn type_error(&mut self, node: &Node, expected: &str) {
-        let message = messages::invalid_type(&values::found(node), expected);
-        self.error(message, node.range.clone());
+    pub fn type_error(&mut self, node: &Node, expected: &'static str) {
+        let code = Code::InvalidType {
+            found: values::found(node),
+            expected,
+        };
+        self.error(code, node.range.clone());
     }
 
     /// A name error reported at the scalar holding the name (its quote, if quoted), with a
@@ -114,8 +117,7 @@ impl Cx<'_> {
             Some(start) if !whole => start + error.segment.start..start + error.segment.end,
             _ => node.range.clone(),
         };
-        let diagnostic = Diagnostic::new(ParseKind::Frontmatter, error.message, range)
-            .reported_at(node.range.start);
+        let diagnostic = Diagnostic::new(error.code, range).reported_at(node.range.start);
         self.push(diagnostic);
     }
 

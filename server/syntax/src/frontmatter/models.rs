@@ -3,12 +3,13 @@
 use std::collections::HashSet;
 
 use super::keys::{integer, string};
-use super::messages::{self, EXPECTED_MAP, EXPECTED_NUMBER};
+use super::messages::{EXPECTED_MAP, EXPECTED_NUMBER};
 use super::model::{Frontmatter, ModelDecl, Spanned};
 use super::tools::{check_name_key, KeyCheck};
 use super::values::{resolve, Value};
 use super::yaml::Node;
 use super::Cx;
+use crate::diagnostic::{Code, FieldPlace};
 
 /// The option keys, in the order the unknown-field message lists them.
 pub const OPTION_KEYS: &[&str] = &["model", "temperature", "max_tokens"];
@@ -55,11 +56,22 @@ fn options(cx: &mut Cx<'_>, label: Spanned<String>, node: &Node) -> ModelDecl {
         let text = cx.key_text(key);
         let known = OPTION_KEYS.iter().copied().find(|k| *k == text);
         let Some(known) = known.filter(|_| Cx::is_string_key(key)) else {
-            cx.error(messages::unknown_model_option(&text), key.range.clone());
+            cx.error(
+                Code::UnknownField {
+                    place: FieldPlace::ModelOption,
+                    key: text,
+                },
+                key.range.clone(),
+            );
             continue;
         };
         if seen.contains(&known) {
-            cx.error(messages::duplicate_field(known), key.range.clone());
+            cx.error(
+                Code::DuplicateField {
+                    key: known.to_owned(),
+                },
+                key.range.clone(),
+            );
             continue;
         }
         seen.push(known);
@@ -91,7 +103,7 @@ fn temperature(cx: &mut Cx<'_>, node: &Node) -> Option<f64> {
     } else {
         let written = node.scalar().map_or_else(String::new, |s| s.value.clone());
         cx.error(
-            messages::temperature_out_of_range(&written),
+            Code::TemperatureOutOfRange { value: written },
             node.range.clone(),
         );
         None
@@ -105,7 +117,9 @@ fn max_tokens(cx: &mut Cx<'_>, node: &Node) -> Option<u64> {
         Ok(n) if n >= 1 => Some(n),
         _ => {
             cx.error(
-                messages::max_tokens_out_of_range(&n.to_string()),
+                Code::MaxTokensOutOfRange {
+                    value: n.to_string(),
+                },
                 node.range.clone(),
             );
             None

@@ -4,54 +4,14 @@
 use std::ops::Range;
 
 use super::messages;
-
-/// Names an alias or a model label may not take: the globals of `language.md` §3.1 and Lua's own.
-pub const RESERVED_NAMES: &[&str] = &[
-    // The globals of §3.1.
-    "args",
-    "var",
-    "sys",
-    "store",
-    "tools",
-    "models",
-    "messages",
-    "log",
-    "untrusted",
-    "call",
-    "jump",
-    "fanout",
-    "input",
-    "item",
-    // Lua's own.
-    "_G",
-    "_VERSION",
-    "assert",
-    "error",
-    "getmetatable",
-    "ipairs",
-    "next",
-    "pairs",
-    "pcall",
-    "print",
-    "rawequal",
-    "rawlen",
-    "select",
-    "setmetatable",
-    "tonumber",
-    "tostring",
-    "type",
-    "xpcall",
-    "string",
-    "table",
-    "math",
-    "utf8",
-];
+use crate::api_names::{LUA_GLOBALS, SECTION_GLOBALS};
+use crate::diagnostic::Code;
 
 /// A Plugin id or tool path that breaks the grammar.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NameError {
-    /// The full message (`invalid Plugin id `...`: ...` or `invalid exact tool path `...`: ...`).
-    pub message: String,
+    /// The rule broken, with the name and the reason.
+    pub code: Code,
     /// The reason part alone (the text after `invalid global name: ` or `invalid tool id: `,
     /// or the whole two-segment rule for a three-segment Plugin id).
     pub reason: String,
@@ -60,17 +20,29 @@ pub struct NameError {
     pub segment: Range<usize>,
 }
 
+impl NameError {
+    /// The full message (`invalid Plugin id `...`: ...` or `invalid exact tool path `...`: ...`).
+    pub fn message(&self) -> String {
+        self.code.message()
+    }
+}
+
 /// Checks a Plugin id (`namespace/plugin`) in the order of `language.md` §1.3.
 pub fn check_plugin_id(text: &str) -> Result<(), NameError> {
     match check_segments(text) {
         Err((reason, segment)) => Err(NameError {
-            message: messages::invalid_plugin_id(text, &reason),
+            code: Code::InvalidPluginId {
+                text: text.to_owned(),
+                reason: reason.clone(),
+            },
             reason,
             segment,
         }),
         Ok(2) => Ok(()),
         Ok(_) => Err(NameError {
-            message: messages::plugin_id_two_segments(text),
+            code: Code::PluginIdSegments {
+                text: text.to_owned(),
+            },
             reason: "a Plugin id has exactly 2 segments (namespace/plugin)".to_owned(),
             segment: 0..text.len(),
         }),
@@ -82,7 +54,10 @@ pub fn check_tool_path(text: &str) -> Result<(), NameError> {
     let reason = match check_segments(text) {
         Err((reason, segment)) => {
             return Err(NameError {
-                message: messages::invalid_tool_path(text, &reason),
+                code: Code::InvalidToolPath {
+                    text: text.to_owned(),
+                    reason: reason.clone(),
+                },
                 reason,
                 segment,
             })
@@ -91,7 +66,10 @@ pub fn check_tool_path(text: &str) -> Result<(), NameError> {
         Ok(_) => messages::reason_tool_id_three_segments(),
     };
     Err(NameError {
-        message: messages::invalid_tool_path(text, &reason),
+        code: Code::InvalidToolPath {
+            text: text.to_owned(),
+            reason: reason.clone(),
+        },
         reason,
         segment: 0..text.len(),
     })
@@ -114,9 +92,9 @@ pub fn is_valid_prompt_name(name: &str) -> bool {
         && chars.all(|c| lower_or_digit(c) || c == '_' || c == '-')
 }
 
-/// True when `name` is one of [`RESERVED_NAMES`].
+/// True when `name` is reserved: a global of a section VM ([`SECTION_GLOBALS`], [`LUA_GLOBALS`]), which no alias or model label may take.
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED_NAMES.contains(&name)
+    SECTION_GLOBALS.contains(&name) || LUA_GLOBALS.contains(&name)
 }
 
 /// The shared checks: the overall count, then each segment left to right. Returns the
@@ -199,7 +177,7 @@ mod tests {
     #[test]
     fn count_comes_before_empty_segments() {
         let e = plugin_err("a//b/");
-        assert_eq!(e.message, "invalid Plugin id `a//b/`: invalid global name: expected 2 or 3 segments separated by /, found 4");
+        assert_eq!(e.code.message(), "invalid Plugin id `a//b/`: invalid global name: expected 2 or 3 segments separated by /, found 4");
         assert_eq!(e.segment, 0..5);
         assert_eq!(
             plugin_err("").reason,
@@ -219,7 +197,7 @@ mod tests {
         // Segment 2 is empty and segment 3 has a bad character: the empty one is first.
         let e = tool_err("a//B");
         assert_eq!(
-            e.message,
+            e.code.message(),
             "invalid exact tool path `a//B`: invalid tool id: segment 2 is empty"
         );
         assert_eq!(e.segment, 2..2);
@@ -238,14 +216,14 @@ mod tests {
         let e = plugin_err("acme/\u{85}");
         assert_eq!(e.reason, "segment 2 contains a control character");
         let e = plugin_err("acmé/x");
-        assert_eq!(e.message, "invalid Plugin id `acmé/x`: invalid global name: segment 1 contains `é`; allowed are a-z, 0-9, -, _ and .");
+        assert_eq!(e.code.message(), "invalid Plugin id `acmé/x`: invalid global name: segment 1 contains `é`; allowed are a-z, 0-9, -, _ and .");
         assert_eq!(e.segment, 0..5);
     }
 
     #[test]
     fn the_exact_count_comes_last() {
         let e = plugin_err("promptforge/web/fetch");
-        assert_eq!(e.message, "invalid Plugin id `promptforge/web/fetch`: a Plugin id has exactly 2 segments (namespace/plugin)");
+        assert_eq!(e.code.message(), "invalid Plugin id `promptforge/web/fetch`: a Plugin id has exactly 2 segments (namespace/plugin)");
         assert_eq!(e.segment, 0..21);
         // A bad segment in a three-segment Plugin id gets the grammar reason, not the count.
         let e = plugin_err("a/b/C");
@@ -254,7 +232,7 @@ mod tests {
             "segment 3 contains `C`; allowed are a-z, 0-9, -, _ and ."
         );
         let e = tool_err("promptforge/web");
-        assert_eq!(e.message, "invalid exact tool path `promptforge/web`: invalid tool id: a tool id has exactly 3 segments (namespace/plugin/name)");
+        assert_eq!(e.code.message(), "invalid exact tool path `promptforge/web`: invalid tool id: a tool id has exactly 3 segments (namespace/plugin/name)");
         assert_eq!(
             tool_err("Promptforge/web").reason,
             "segment 1 contains `P`; allowed are a-z, 0-9, -, _ and ."

@@ -11,7 +11,7 @@ use super::model::{Frontmatter, PluginDecl, Spanned};
 use super::values::{resolve, to_serde, Value};
 use super::yaml::Node;
 use super::{names, Cx};
-use crate::diagnostic::{Diagnostic, ParseKind};
+use crate::diagnostic::{Code, Diagnostic, FieldPlace};
 
 /// The keys of the map form, in the order the unknown-field message lists them.
 pub const ENTRY_KEYS: &[&str] = &["ref", "optional", "config"];
@@ -37,8 +37,9 @@ pub(crate) fn validate(cx: &mut Cx<'_>, node: &Node, fm: &mut Frontmatter) {
         match first {
             Some(first) => cx.push(
                 Diagnostic::new(
-                    ParseKind::Frontmatter,
-                    messages::plugin_declared_twice(&decl.id.value),
+                    Code::PluginDeclaredTwice {
+                        id: decl.id.value.clone(),
+                    },
                     decl.id.range.clone(),
                 )
                 .unlocated()
@@ -74,11 +75,17 @@ fn map_entry(cx: &mut Cx<'_>, entry: &Node, pairs: &[(Node, Node)]) -> Option<Pl
         let range = entry.range.start..key.range.end.max(entry.range.start);
         let index = ENTRY_KEYS.iter().position(|k| *k == text);
         let Some(index) = index.filter(|_| Cx::is_string_key(key)) else {
-            cx.error(messages::unknown_plugin_field(&text), range);
+            cx.error(
+                Code::UnknownField {
+                    place: FieldPlace::PluginEntry,
+                    key: text,
+                },
+                range,
+            );
             continue;
         };
         match fields.get_mut(index) {
-            Some(Some(_)) => cx.error(messages::duplicate_field(&text), range),
+            Some(Some(_)) => cx.error(Code::DuplicateField { key: text }, range),
             Some(slot) => *slot = Some(value),
             None => {}
         }
@@ -92,7 +99,12 @@ fn map_entry(cx: &mut Cx<'_>, entry: &Node, pairs: &[(Node, Node)]) -> Option<Pl
         }
     });
     let Some(reference) = reference else {
-        cx.error(messages::missing_field("ref"), entry.range.clone());
+        cx.error(
+            Code::MissingField {
+                key: "ref".to_owned(),
+            },
+            entry.range.clone(),
+        );
         return None;
     };
     let Value::Str(id) = resolve(reference) else {

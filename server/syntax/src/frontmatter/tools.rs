@@ -8,7 +8,7 @@ use super::model::{Frontmatter, ModelDecl, PluginDecl, Spanned, ToolSlot};
 use super::values::{resolve, Value};
 use super::yaml::Node;
 use super::{names, Cx};
-use crate::diagnostic::{Diagnostic, ParseKind};
+use crate::diagnostic::{Code, Diagnostic};
 
 /// How an alias or model label key fared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,13 +29,28 @@ pub(crate) fn check_name_key(
     earlier: &HashSet<String>,
 ) -> KeyCheck {
     if !names::is_valid_alias(name) {
-        cx.error(messages::invalid_alias(name), key.range.clone());
+        cx.error(
+            Code::InvalidAliasKey {
+                alias: name.to_owned(),
+            },
+            key.range.clone(),
+        );
         KeyCheck::Invalid
     } else if names::is_reserved(name) {
-        cx.error(messages::reserved_name(name), key.range.clone());
+        cx.error(
+            Code::ReservedName {
+                name: name.to_owned(),
+            },
+            key.range.clone(),
+        );
         KeyCheck::Invalid
     } else if earlier.contains(name) {
-        cx.error(messages::duplicate_field(name), key.range.clone());
+        cx.error(
+            Code::DuplicateField {
+                key: name.to_owned(),
+            },
+            key.range.clone(),
+        );
         KeyCheck::Duplicate
     } else {
         KeyCheck::Valid
@@ -106,8 +121,9 @@ pub(crate) fn check_against_labels(cx: &mut Cx<'_>, fm: &mut Frontmatter) {
         };
         cx.push(
             Diagnostic::new(
-                ParseKind::Frontmatter,
-                messages::alias_and_label(&later.value),
+                Code::AliasAndLabel {
+                    name: later.value.clone(),
+                },
                 later.range.clone(),
             )
             .with_related(earlier.range.clone(), messages::RELATED_OTHER_KEY),
@@ -136,8 +152,11 @@ pub(crate) fn check_optional_plugins(cx: &mut Cx<'_>, fm: &Frontmatter) {
     let path = slot.path.as_ref().map_or("", |p| p.value.as_str());
     cx.push(
         Diagnostic::new(
-            ParseKind::Frontmatter,
-            messages::slot_needs_required_plugin(&slot.alias.value, path, &decl.id.value),
+            Code::SlotNeedsRequiredPlugin {
+                alias: slot.alias.value.clone(),
+                path: path.to_owned(),
+                id: decl.id.value.clone(),
+            },
             slot.alias.range.clone(),
         )
         .unlocated()

@@ -111,5 +111,5 @@ impl Checked {
 
 /// Asserts a diagnostic's kind.
 pub(super) fn assert_kind(d: &Diagnostic, kind: ParseKind) {
-    assert_eq!(d.kind, kind, "kind of {:?}", d.message);
+    assert_eq!(d.parse_kind(), Some(kind), "kind of {:?}", d.message);
 }

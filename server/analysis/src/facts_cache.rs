@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use promptforge_syntax::LuaBlock;
 use rustc_hash::FxHashMap as HashMap;
 
-use super::lua_facts::{read_code, Arg, LuaFacts, NamedField, StringLit};
+use crate::lua_facts::{read_code, Arg, LuaFacts, NamedField, StringLit};
 
 /// The facts of one document's blocks, keyed by code: each with the file offset of
 /// the code they were read at (their ranges are file ranges for that offset).
@@ -130,7 +130,7 @@ fn shifted(facts: &LuaFacts, from: usize, to: usize) -> LuaFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::lua_facts::read;
+    use crate::lua_facts::read;
 
     #[test]
     fn cached_facts_equal_fresh_ones_at_the_new_place() {

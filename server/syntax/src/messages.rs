@@ -1,5 +1,6 @@
-//! Every message the engine writes, each built by one function (`language.md` §2–§7,
-//! `host.md`, the Tools chapter). Tests compare them byte for byte.
+//! Every message of the engine and the static checks, each built by one function
+//! (`language.md` §2–§7, `host.md`, the Tools chapter); the frontmatter's own are in
+//! [`crate::frontmatter::messages`]. Tests compare them byte for byte.
 
 /// A list in a message: `[a, b, c]`, no quotes, `[]` when empty (`language.md` §1.5).
 pub fn list<S: AsRef<str>>(items: &[S]) -> String {
@@ -278,7 +279,7 @@ pub const LUA_OUT_OF_MEMORY: &str = "not enough memory";
 
 /// An alias that breaks the alias rule (`tools.always`, `tools.add`, `tools.add_local`):
 /// the same message as a `tools:` key that breaks it, so the syntax crate's.
-pub use promptforge_syntax::frontmatter::messages::invalid_alias;
+pub use crate::frontmatter::messages::invalid_alias;
 
 /// `tools.always` naming an alias that is not a bound tool slot.
 pub fn always_not_bound(alias: &str) -> String {
@@ -493,3 +494,56 @@ pub fn task_target_not_allowed(target: &str, allowed: &[String]) -> String {
 pub fn no_such_task(id: &str) -> String {
     format!("no task has the id \"{id}\"")
 }
+
+// ---- Static checks and the catalog: what the editor and `check` say before a run ----
+
+/// A member of the older API (seed 002), with the current call to use instead.
+pub fn older_api(member: &str) -> Option<&'static str> {
+    match member {
+        "tools.bind" => Some(
+            "tools.bind is the older API and does not exist: bind the tool under tools: in the frontmatter (alias: namespace/plugin/name), then offer it with tools.add or tools.always",
+        ),
+        "tools.need" => Some(
+            "tools.need is the older API and does not exist: declare the Plugin under plugins: in the frontmatter",
+        ),
+        "models.need" => Some(
+            "models.need is the older API and does not exist: declare the label under models: in the frontmatter, then select it with models.use or models.default",
+        ),
+        _ => None,
+    }
+}
+
+/// `tools.calls.X` or `tools.calls['X']` for an alias that is neither a tool slot nor a
+/// local tool the section (or the shared library) registers: reading it can only raise
+/// at run time ([`calls_no_seeded_count`] is the run-time message).
+pub fn calls_key_unknown(key: &str) -> String {
+    format!("tools.calls: \"{key}\" is neither a bound tool slot nor a local tool of this section")
+}
+
+/// A notice line ([`missing_plugin`], [`conflicting_plugins`]) as one diagnostic's
+/// message: without its `- `.
+pub fn notice_line_alone(notice_line: &str) -> &str {
+    notice_line.strip_prefix("- ").unwrap_or(notice_line)
+}
+
+/// A slot path the catalog lacks; `nearest` is the hint.
+pub fn unknown_tool_path(path: &str, alias: &str, nearest: Option<&str>) -> String {
+    let mut message =
+        format!("the catalog has no tool {path}, so the slot \"{alias}\" stays unbound");
+    if let Some(nearest) = nearest {
+        message.push_str(&format!("; did you mean {nearest}?"));
+    }
+    message
+}
+
+/// A configuration that gives no Host.
+pub fn configuration_unusable(error: &str) -> String {
+    format!("the Host configuration cannot be used: {error}")
+}
+
+/// Related-information text on the earlier of two conflicting Plugins.
+pub const RELATED_CONFLICT: &str = "conflicts with this earlier declaration";
+/// Related-information text on a declared Plugin that contributed no tools.
+pub const RELATED_NO_TOOLS: &str = "this Plugin contributed no tools";
+/// Related-information text on the slot a local tool's alias clashes with.
+pub const RELATED_TOOL_SLOT: &str = "the tool slot";

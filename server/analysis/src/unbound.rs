@@ -1,18 +1,16 @@
 //! The static Lua checks that need the catalog: a slot whose Plugin activated but
-//! lacks its tool path stays unbound without a prepare report (Tools chapter,
+//! lacks its tool path stays unbound without a prepare refusal (Tools chapter,
 //! "Tool slots"), so offering or calling its alias fails at run time with the
 //! engine's own message. Reported where the alias is named in Lua.
 
-use promptforge_engine::messages;
-use promptforge_syntax::Frontmatter;
+use promptforge_engine::requirements::{CatalogView, PluginState};
+use promptforge_syntax::{Code, Diagnostic, Frontmatter, ScopeFunction};
 
-use super::{DocCatalog, PluginState};
-use crate::analysis::checks::codes;
-use crate::analysis::symbols::literal_uses;
-use crate::analysis::{Model, StaticProblem};
+use crate::symbols::literal_uses;
+use crate::Model;
 
 /// The aliases of the slots that stay unbound although their Plugin activated.
-fn unbound_slots<'a>(frontmatter: &'a Frontmatter, catalog: &DocCatalog) -> Vec<&'a str> {
+fn unbound_slots<'a>(frontmatter: &'a Frontmatter, view: &CatalogView) -> Vec<&'a str> {
     frontmatter
         .tools
         .iter()
@@ -25,7 +23,7 @@ fn unbound_slots<'a>(frontmatter: &'a Frontmatter, catalog: &DocCatalog) -> Vec<
                 .plugins
                 .iter()
                 .any(|d| d.valid && !d.optional && d.id.value == plugin);
-            let missing = match catalog.plugin(plugin).map(|p| &p.state) {
+            let missing = match view.plugin(plugin).map(|p| &p.state) {
                 Some(PluginState::Ready(tools)) => {
                     !tools.is_empty() && !tools.iter().any(|t| t.path == path.value)
                 }
@@ -38,23 +36,16 @@ fn unbound_slots<'a>(frontmatter: &'a Frontmatter, catalog: &DocCatalog) -> Vec<
 }
 
 /// `tools.add`/`tools.always`/`tools.call` naming a slot that stays unbound.
-pub fn problems(
-    frontmatter: &Frontmatter,
-    model: &Model,
-    catalog: &DocCatalog,
-) -> Vec<StaticProblem> {
+pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Vec<Diagnostic> {
     if frontmatter.keys.is_empty() {
         return Vec::new();
     }
-    let unbound = unbound_slots(frontmatter, catalog);
+    let unbound = unbound_slots(frontmatter, view);
     if unbound.is_empty() {
         return Vec::new();
     }
     // The bound aliases are known once no declared Plugin is still activating.
-    let settled = catalog
-        .plugins
-        .iter()
-        .all(|p| p.state != PluginState::Pending);
+    let settled = view.settled();
     let bound: Vec<String> = frontmatter
         .tools
         .iter()
@@ -65,21 +56,23 @@ pub fn problems(
         .into_iter()
         .filter(|used| unbound.contains(&used.literal.value.as_str()))
         .filter_map(|used| {
-            let alias = used.literal.value.as_str();
-            let (code, message) = match used.callee {
-                "tools.add" => (codes::UNBOUND_TOOL_SLOT, messages::add_not_bound(alias)),
-                "tools.always" => (codes::UNBOUND_TOOL_SLOT, messages::always_not_bound(alias)),
-                "tools.call" if settled => {
-                    (codes::UNBOUND_TOOL, messages::unbound_tool(alias, &bound))
-                }
+            let alias = used.literal.value.clone();
+            let code = match used.callee {
+                "tools.add" => Code::UnboundToolSlot {
+                    function: ScopeFunction::Add,
+                    alias,
+                },
+                "tools.always" => Code::UnboundToolSlot {
+                    function: ScopeFunction::Always,
+                    alias,
+                },
+                "tools.call" if settled => Code::UnboundTool {
+                    name: alias,
+                    bound: bound.clone(),
+                },
                 _ => return None,
             };
-            Some(StaticProblem {
-                code,
-                message,
-                range: used.literal.range.clone(),
-                related: Vec::new(),
-            })
+            Some(Diagnostic::new(code, used.literal.range.clone()))
         })
         .collect()
 }

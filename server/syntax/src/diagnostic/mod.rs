@@ -1,7 +1,14 @@
-//! Diagnostics: what the parse reports, with the kind, exact message and byte range.
+//! Diagnostics: one type for every problem of the workspace (the parse, the static
+//! checks, prepare against a catalog), made where the rule lives: its [`Code`] with
+//! the facts it found, a severity, the exact byte range, related places, the message
+//! built from the code, and the fixes that apply.
+
+pub mod code;
 
 use std::fmt;
 use std::ops::Range;
+
+pub use code::{Code, FieldPlace, ScopeFunction, Severity};
 
 /// The parse error kinds of `language.md` §3.3 ("Parse (with the parse kind ...)").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,12 +50,32 @@ pub struct Related {
     pub message: String,
 }
 
-/// One problem found by the parse.
+/// One replacement in the file text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TextEdit {
+    /// Byte range of the text replaced.
+    pub range: Range<usize>,
+    /// The new text.
+    pub new_text: String,
+}
+
+/// A fix a diagnostic offers: a title for the editor's menu and the edits it makes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Fix {
+    /// What the fix does, as a menu entry.
+    pub title: String,
+    /// The edits, in the file's text.
+    pub edits: Vec<TextEdit>,
+}
+
+/// One problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// The parse kind.
-    pub kind: ParseKind,
-    /// The exact message of the spec.
+    /// The rule and what it found.
+    pub code: Code,
+    /// How serious it is (the rule's severity).
+    pub severity: Severity,
+    /// The exact message of the spec, built from the code.
     pub message: String,
     /// Byte range in the file text the problem covers (the segment, alias, entry,
     /// key or value), for the editor.
@@ -62,19 +89,28 @@ pub struct Diagnostic {
     pub located: bool,
     /// Other places the problem involves.
     pub related: Vec<Related>,
+    /// The fixes that apply (filled by the semantic layer, which sees the text).
+    pub fixes: Vec<Fix>,
 }
 
 impl Diagnostic {
-    /// A located diagnostic with no related places.
-    pub fn new(kind: ParseKind, message: impl Into<String>, range: Range<usize>) -> Self {
+    /// A located diagnostic of `code` with no related places.
+    pub fn new(code: Code, range: Range<usize>) -> Self {
         Diagnostic {
-            kind,
-            message: message.into(),
+            severity: code.severity(),
+            message: code.message(),
+            code,
             offset: range.start,
             range,
             located: true,
             related: Vec::new(),
+            fixes: Vec::new(),
         }
+    }
+
+    /// The parse kind, for a parse diagnostic.
+    pub fn parse_kind(&self) -> Option<ParseKind> {
+        self.code.parse_kind()
     }
 
     /// Reports the diagnostic at `offset` while its range stays as it is.

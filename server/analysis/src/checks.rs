@@ -1,55 +1,14 @@
 //! Static Lua checks: what the engine would refuse at run time and can be known
-//! from the text, each with the engine's own message and a stable code.
+//! from the text, each a diagnostic with its rule's code.
 
-use std::ops::Range;
 use std::sync::Arc;
 
+use promptforge_syntax::api_names::{is_engine_tool, PARAM_TYPES};
 use promptforge_syntax::frontmatter::names::is_valid_alias;
-use promptforge_syntax::{Document, Frontmatter};
+use promptforge_syntax::{messages, Code, Diagnostic, Document, Frontmatter, ScopeFunction};
 
-use super::lua_facts::{Arg, CallsRead, LuaFacts, NamedField, StringLit};
-use promptforge_engine::messages;
-
-use super::messages as static_messages;
-use super::sections::{Caller, Sections};
-
-/// The names of the Engine's own task tools: `tools.call` never reaches them.
-pub const ENGINE_TOOLS: &[&str] = &["task", "task_cancel", "task_status", "await_tasks"];
-
-/// The stable codes of the static checks.
-pub mod codes {
-    /// An alias given to `tools.add`/`tools.always` that is not a bound tool slot.
-    pub const UNBOUND_TOOL_SLOT: &str = "UnboundToolSlot";
-    /// A name given to `tools.call` that is neither bound nor a local tool.
-    pub const UNBOUND_TOOL: &str = "UnboundTool";
-    /// A `tools.add_local` alias that is also a tool slot.
-    pub const LOCAL_TOOL_CLASH: &str = "LocalToolClash";
-    /// An alias literal that breaks the alias grammar.
-    pub const INVALID_ALIAS: &str = "InvalidAlias";
-    /// A `tools.add_local` parameter spec of the wrong shape or type.
-    pub const LOCAL_TOOL_PARAM: &str = "LocalToolParam";
-    /// A `jump`/`call`/`fanout` target that is not visible from its caller.
-    pub const INVISIBLE_TARGET: &str = "InvisibleTarget";
-    /// A label given to `models.use`/`get`/`default` that is not declared.
-    pub const UNDECLARED_MODEL_LABEL: &str = "UndeclaredModelLabel";
-    /// A member of the older API.
-    pub const OLDER_API: &str = "OlderApi";
-    /// A `tools.calls` key that is neither a slot nor a local tool of the section.
-    pub const UNKNOWN_CALLS_KEY: &str = "UnknownCallsKey";
-}
-
-/// One problem a static check found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StaticProblem {
-    /// The check's stable code (see [`codes`]).
-    pub code: &'static str,
-    /// The engine's message.
-    pub message: String,
-    /// Byte range in the file text.
-    pub range: Range<usize>,
-    /// Other places the problem involves, with what each is.
-    pub related: Vec<(Range<usize>, String)>,
-}
+use crate::lua_facts::{Arg, CallsRead, LuaFacts, NamedField, StringLit};
+use crate::sections::{Caller, Sections};
 
 /// What the checks know about the prompt's declarations.
 struct Declarations<'a> {
@@ -60,11 +19,7 @@ struct Declarations<'a> {
 }
 
 /// Runs every check over every Lua block; problems in block order, then source order.
-pub fn check(
-    document: &Document,
-    sections: &Sections,
-    facts: &[Arc<LuaFacts>],
-) -> Vec<StaticProblem> {
+pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) -> Vec<Diagnostic> {
     // Without a readable frontmatter (none, or YAML that did not parse) every alias and
     // label would look undeclared: those checks wait for it.
     let frontmatter = document.frontmatter.as_ref().filter(|f| !f.keys.is_empty());
@@ -110,7 +65,12 @@ pub fn check(
                         literals.extend(strings);
                     }
                     for lit in literals {
-                        scope_alias(&declarations, &call.callee, lit, &mut problems);
+                        let function = if call.callee == "tools.always" {
+                            ScopeFunction::Always
+                        } else {
+                            ScopeFunction::Add
+                        };
+                        scope_alias(&declarations, function, lit, &mut problems);
                     }
                 }
                 "tools.call" if frontmatter.is_some() => {
@@ -133,18 +93,21 @@ pub fn check(
                 }
                 "models.use" | "models.get" | "models.default" if frontmatter.is_some() => {
                     if let Some(lit) = first.filter(|l| !declarations.labels.contains(&l.value)) {
-                        problems.push(problem(
-                            codes::UNDECLARED_MODEL_LABEL,
-                            messages::undeclared_label(&lit.value, &declarations.labels),
+                        problems.push(Diagnostic::new(
+                            Code::UndeclaredModelLabel {
+                                label: lit.value.clone(),
+                                declared: declarations.labels.clone(),
+                            },
                             lit.range.clone(),
                         ));
                     }
                 }
                 member => {
-                    if let Some(message) = static_messages::older_api(member) {
-                        problems.push(problem(
-                            codes::OLDER_API,
-                            message.to_owned(),
+                    if messages::older_api(member).is_some() {
+                        problems.push(Diagnostic::new(
+                            Code::OlderApi {
+                                member: member.to_owned(),
+                            },
                             call.callee_range.clone(),
                         ));
                     }
@@ -167,15 +130,16 @@ fn calls_read(
     locals: &[(Caller, Option<&str>)],
     caller: Caller,
     read: &CallsRead,
-    problems: &mut Vec<StaticProblem>,
+    problems: &mut Vec<Diagnostic>,
 ) {
     let key = read.key.as_str();
     if declarations.bound.iter().any(|a| a == key) || local_in_scope(locals, caller, key) {
         return;
     }
-    problems.push(problem(
-        codes::UNKNOWN_CALLS_KEY,
-        static_messages::calls_key_unknown(key),
+    problems.push(Diagnostic::new(
+        Code::UnknownCallsKey {
+            key: key.to_owned(),
+        },
         read.range.clone(),
     ));
 }
@@ -189,35 +153,20 @@ fn local_in_scope(locals: &[(Caller, Option<&str>)], caller: Caller, name: &str)
     })
 }
 
-fn problem(code: &'static str, message: String, range: Range<usize>) -> StaticProblem {
-    StaticProblem {
-        code,
-        message,
-        range,
-        related: Vec::new(),
-    }
-}
-
 /// `tools.add('x')`, `tools.add({'x', ...})`, `tools.always('x')`.
 fn scope_alias(
     declarations: &Declarations<'_>,
-    function: &str,
+    function: ScopeFunction,
     lit: &StringLit,
-    problems: &mut Vec<StaticProblem>,
+    problems: &mut Vec<Diagnostic>,
 ) {
     if !is_valid_alias(&lit.value) {
-        problems.push(problem(
-            codes::INVALID_ALIAS,
-            messages::invalid_alias(&lit.value),
-            lit.range.clone(),
-        ));
+        problems.push(invalid_alias(lit));
     } else if !declarations.bound.contains(&lit.value) {
-        problems.push(problem(
-            codes::UNBOUND_TOOL_SLOT,
-            if function == "tools.always" {
-                messages::always_not_bound(&lit.value)
-            } else {
-                messages::add_not_bound(&lit.value)
+        problems.push(Diagnostic::new(
+            Code::UnboundToolSlot {
+                function,
+                alias: lit.value.clone(),
             },
             lit.range.clone(),
         ));
@@ -231,10 +180,10 @@ fn tool_call(
     locals: &[(Caller, Option<&str>)],
     caller: Caller,
     lit: &StringLit,
-    problems: &mut Vec<StaticProblem>,
+    problems: &mut Vec<Diagnostic>,
 ) {
     let name = lit.value.as_str();
-    let engine_tool = ENGINE_TOOLS.contains(&name);
+    let engine_tool = is_engine_tool(name);
     if !engine_tool && declarations.bound.iter().any(|a| a == name) {
         return;
     }
@@ -242,21 +191,19 @@ fn tool_call(
     if !engine_tool && local {
         return;
     }
-    problems.push(problem(
-        codes::UNBOUND_TOOL,
-        messages::unbound_tool(name, &declarations.bound),
+    problems.push(Diagnostic::new(
+        Code::UnboundTool {
+            name: name.to_owned(),
+            bound: declarations.bound.clone(),
+        },
         lit.range.clone(),
     ));
 }
 
 /// `tools.add_local('x', ...)`: a valid alias that is not a slot.
-fn add_local(declarations: &Declarations<'_>, lit: &StringLit, problems: &mut Vec<StaticProblem>) {
+fn add_local(declarations: &Declarations<'_>, lit: &StringLit, problems: &mut Vec<Diagnostic>) {
     if !is_valid_alias(&lit.value) {
-        problems.push(problem(
-            codes::INVALID_ALIAS,
-            messages::invalid_alias(&lit.value),
-            lit.range.clone(),
-        ));
+        problems.push(invalid_alias(lit));
         return;
     }
     let slot = declarations
@@ -264,32 +211,40 @@ fn add_local(declarations: &Declarations<'_>, lit: &StringLit, problems: &mut Ve
         .and_then(|f| f.slot(&lit.value))
         .filter(|s| s.valid);
     if let Some(slot) = slot {
-        let mut found = problem(
-            codes::LOCAL_TOOL_CLASH,
-            messages::add_local_duplicates_slot(&lit.value),
-            lit.range.clone(),
+        problems.push(
+            Diagnostic::new(
+                Code::LocalToolClash {
+                    alias: lit.value.clone(),
+                },
+                lit.range.clone(),
+            )
+            .with_related(slot.alias.range.clone(), messages::RELATED_TOOL_SLOT),
         );
-        found
-            .related
-            .push((slot.alias.range.clone(), "the tool slot".to_owned()));
-        problems.push(found);
     }
 }
 
-/// The parameter types `tools.add_local` accepts.
-const PARAM_TYPES: &[&str] = &["string", "integer", "number", "boolean"];
+/// An alias literal that breaks the alias grammar.
+fn invalid_alias(lit: &StringLit) -> Diagnostic {
+    Diagnostic::new(
+        Code::InvalidAliasArgument {
+            alias: lit.value.clone(),
+        },
+        lit.range.clone(),
+    )
+}
 
 /// `tools.add_local(alias, description, { name = 'type' | {'type', 'description'} }, handler)`:
 /// literal specs of an unsupported type or of the wrong shape.
-fn local_params(named: &[NamedField], problems: &mut Vec<StaticProblem>) {
+fn local_params(named: &[NamedField], problems: &mut Vec<Diagnostic>) {
     for field in named {
         let type_literal = match &field.value {
             Arg::Str(lit) => Some(lit),
             Arg::Table { strings, named, .. } if named.is_empty() => strings.first(),
             Arg::Literal(_, range) => {
-                problems.push(problem(
-                    codes::LOCAL_TOOL_PARAM,
-                    messages::add_local_bad_param(&field.name),
+                problems.push(Diagnostic::new(
+                    Code::LocalToolParamShape {
+                        name: field.name.clone(),
+                    },
                     field.name_range.start..range.end,
                 ));
                 None
@@ -297,9 +252,11 @@ fn local_params(named: &[NamedField], problems: &mut Vec<StaticProblem>) {
             _ => None,
         };
         if let Some(lit) = type_literal.filter(|l| !PARAM_TYPES.contains(&l.value.as_str())) {
-            problems.push(problem(
-                codes::LOCAL_TOOL_PARAM,
-                messages::add_local_unsupported_type(&field.name, &lit.value),
+            problems.push(Diagnostic::new(
+                Code::LocalToolParamType {
+                    name: field.name.clone(),
+                    type_text: lit.value.clone(),
+                },
                 lit.range.clone(),
             ));
         }
@@ -307,7 +264,7 @@ fn local_params(named: &[NamedField], problems: &mut Vec<StaticProblem>) {
 }
 
 /// `jump('## X')`, `call('## X', ...)`, `fanout('## X', ...)`.
-fn target(sections: &Sections, caller: Caller, lit: &StringLit, problems: &mut Vec<StaticProblem>) {
+fn target(sections: &Sections, caller: Caller, lit: &StringLit, problems: &mut Vec<Diagnostic>) {
     if sections.resolve(caller, &lit.value).is_some() {
         return;
     }
@@ -316,9 +273,12 @@ fn target(sections: &Sections, caller: Caller, lit: &StringLit, problems: &mut V
         .into_iter()
         .filter_map(|i| sections.get(i).map(|s| s.heading.target()))
         .collect();
-    problems.push(problem(
-        codes::INVISIBLE_TARGET,
-        messages::section_not_visible(&lit.value, &sections.caller_name(caller), &visible),
+    problems.push(Diagnostic::new(
+        Code::InvisibleTarget {
+            target: lit.value.clone(),
+            caller: sections.caller_name(caller),
+            visible,
+        },
         lit.range.clone(),
     ));
 }

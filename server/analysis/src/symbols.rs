@@ -6,9 +6,9 @@ use std::ops::Range;
 
 use promptforge_syntax::Document;
 
-use super::lua_facts::{Arg, StringLit};
-use super::sections::Caller;
-use super::Model;
+use crate::lua_facts::{Arg, StringLit};
+use crate::sections::Caller;
+use crate::Model;
 
 /// A name with a declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,70 @@
+//! The PromptForge semantic layer, between the engine and the front ends: the
+//! facts of a document's Lua blocks, its section tree with visibility, the static
+//! Lua checks, requirements against the Host's catalog, and every diagnostic with
+//! the fixes that apply. `promptforge check` and the language server both call
+//! [`diagnostics`] and only render what it returns.
+
+pub mod checks;
+pub mod facts_cache;
+pub mod fixes;
+pub mod lua_facts;
+pub mod sections;
+pub mod symbols;
+pub mod unbound;
+
+use std::sync::Arc;
+
+use promptforge_engine::requirements::{self, CatalogView};
+use promptforge_syntax::{Analysis, Diagnostic, Document};
+
+pub use facts_cache::FactsCache;
+pub use lua_facts::LuaFacts;
+pub use sections::{Caller, Sections};
+
+/// The semantic model of one text, beyond the syntax crate's analysis.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Model {
+    /// The sections in document order and each block's caller.
+    pub sections: Sections,
+    /// The facts of each Lua block, indexed like `Document::lua_blocks` (shared
+    /// with the document's [`FactsCache`] and other versions where unchanged).
+    pub blocks: Vec<Arc<LuaFacts>>,
+    /// The static Lua checks' problems.
+    pub problems: Vec<Diagnostic>,
+}
+
+impl Model {
+    /// Builds the model of a document, reusing the facts of unchanged blocks from `cache`.
+    pub fn build(document: &Document, cache: &FactsCache) -> Self {
+        let sections = Sections::new(document);
+        let blocks = cache.shared(&document.lua_blocks);
+        let problems = checks::check(document, &sections, &blocks);
+        Model {
+            sections,
+            blocks,
+            problems,
+        }
+    }
+}
+
+/// Every diagnostic of a prompt's text against its Host's catalog, in the order the
+/// front ends show them: the parse's (in document order), the static Lua checks',
+/// the requirements against the catalog, then the Lua uses of slots the catalog
+/// leaves unbound; each with the fixes that apply.
+pub fn diagnostics(
+    text: &str,
+    analysis: &Analysis,
+    model: &Model,
+    view: &CatalogView,
+) -> Vec<Diagnostic> {
+    let mut out = analysis.diagnostics.clone();
+    out.extend(model.problems.iter().cloned());
+    if let Some(frontmatter) = &analysis.document.frontmatter {
+        out.extend(requirements::evaluate(frontmatter, view));
+        out.extend(unbound::check(frontmatter, model, view));
+    }
+    for diagnostic in &mut out {
+        diagnostic.fixes = fixes::fixes(text, &analysis.document, diagnostic);
+    }
+    out
+}

@@ -1,0 +1,326 @@
+//! The rules a diagnostic can report: one [`Code`] variant per rule of the spec,
+//! carrying what the rule found. The message is built from the code, by
+//! [`Code::message`] alone, out of the message functions; everything that reacts to
+//! a diagnostic (a fix, a test, a renderer) matches on the code, never on its text.
+
+use crate::diagnostic::ParseKind;
+use crate::frontmatter::messages as fm;
+use crate::messages;
+
+/// Where an unknown frontmatter key was found: each place lists its own keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FieldPlace {
+    /// The frontmatter's top level.
+    TopLevel,
+    /// A `plugins:` entry map.
+    PluginEntry,
+    /// A model label's options.
+    ModelOption,
+}
+
+/// The Lua API function a scope alias was given to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScopeFunction {
+    /// `tools.add`.
+    Add,
+    /// `tools.always`.
+    Always,
+}
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The run is refused (or would fail where the problem is).
+    Error,
+    /// The run goes ahead without it.
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`, as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One rule of the spec, with the facts it found.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Code {
+    // ---- Parse: the frontmatter (language.md §1, the Tools chapter) ----
+    /// The file does not open with frontmatter.
+    NoFrontmatter,
+    /// The YAML does not parse; the YAML reader's reason.
+    InvalidYaml { reason: String },
+    /// A required key is missing.
+    MissingField { key: String },
+    /// A key is written twice.
+    DuplicateField { key: String },
+    /// A key the place does not know.
+    UnknownField { place: FieldPlace, key: String },
+    /// A value of the wrong type (serde's wording: what was found, what was expected).
+    InvalidType {
+        found: String,
+        expected: &'static str,
+    },
+    /// A `name:` that breaks the prompt name grammar.
+    InvalidPromptName { name: String },
+    /// An empty `description:`.
+    EmptyDescription,
+    /// `max_tool_iterations` outside 1 to 1000, as written.
+    MaxToolIterationsOutOfRange { value: String },
+    /// `temperature` outside 0 to 2, as written.
+    TemperatureOutOfRange { value: String },
+    /// `max_tokens` below 1, as written.
+    MaxTokensOutOfRange { value: String },
+    /// A `tools:` alias or model label that breaks the alias grammar.
+    InvalidAliasKey { alias: String },
+    /// An alias or label that is a reserved name.
+    ReservedName { name: String },
+    /// A name that is both an alias and a label.
+    AliasAndLabel { name: String },
+    /// A Plugin declared more than once under `plugins:`.
+    PluginDeclaredTwice { id: String },
+    /// A slot whose Plugin is declared optional.
+    SlotNeedsRequiredPlugin {
+        alias: String,
+        path: String,
+        id: String,
+    },
+    /// A Plugin id that breaks the shared name grammar; the reason.
+    InvalidPluginId { text: String, reason: String },
+    /// A Plugin id with three otherwise valid segments.
+    PluginIdSegments { text: String },
+    /// A tool path that breaks the tool path grammar; the reason.
+    InvalidToolPath { text: String, reason: String },
+    // ---- Parse: the version ----
+    /// A `promptforge:` other than 0.
+    UnsupportedVersion { version: String },
+    /// A Markdown file named on the command line without a `promptforge:` key.
+    NotAPrompt,
+    // ---- Parse: the structure (language.md §1.4) ----
+    /// Not exactly one H1, or something before it.
+    OneH1,
+    /// A heading more than one level under its parent.
+    HeadingLevelSkipped {
+        heading: String,
+        level: u8,
+        parent: u8,
+    },
+    /// Two sibling sections with one heading; the other's 1-based line.
+    DuplicateSection { heading: String, line: u32 },
+    /// A `lua shared` block outside the H1 body.
+    SharedOutsideH1,
+    // ---- Parse: Lua ----
+    /// A Lua syntax error; Lua's message.
+    LuaSyntax { message: String },
+    // ---- Static Lua checks: what the run would refuse, known from the text ----
+    /// `tools.add`/`tools.always` naming an alias that is not a bound tool slot.
+    UnboundToolSlot {
+        function: ScopeFunction,
+        alias: String,
+    },
+    /// `tools.call` naming neither a bound slot nor a local tool; the bound aliases.
+    UnboundTool { name: String, bound: Vec<String> },
+    /// A `tools.add_local` alias that is also a tool slot.
+    LocalToolClash { alias: String },
+    /// An alias literal given to the tools API that breaks the alias grammar.
+    InvalidAliasArgument { alias: String },
+    /// A `tools.add_local` parameter spec that is not a type or `{type, description}`.
+    LocalToolParamShape { name: String },
+    /// A `tools.add_local` parameter of a type the engine does not offer.
+    LocalToolParamType { name: String, type_text: String },
+    /// A `jump`/`call`/`fanout` target not visible from its caller.
+    InvisibleTarget {
+        target: String,
+        caller: String,
+        visible: Vec<String>,
+    },
+    /// A label given to `models.use`/`get`/`default` that is not declared.
+    UndeclaredModelLabel {
+        label: String,
+        declared: Vec<String>,
+    },
+    /// A member of the older API (`tools.bind`, ...).
+    OlderApi { member: String },
+    /// A `tools.calls` key that is neither a slot nor a local tool of the section.
+    UnknownCallsKey { key: String },
+    // ---- Prepare against the Host's catalog (the Tools chapter) ----
+    /// A required Plugin the Host lacks, that failed, or that contributed no tools.
+    MissingPlugin { id: String },
+    /// Two declared Plugins that conflict, the earlier first.
+    ConflictingPlugins { first: String, second: String },
+    /// An optional Plugin skipped, and why.
+    SkippedOptionalPlugin { id: String, reason: String },
+    /// A slot path the catalog lacks (the slot stays unbound); the nearest catalog path.
+    UnknownToolPath {
+        path: String,
+        alias: String,
+        nearest: Option<String>,
+    },
+    /// A model label the Host cannot bind; the Host's reason (its whole message).
+    UnboundModelLabel { label: String, reason: String },
+    /// A configuration that gives no Host.
+    Configuration { error: String },
+}
+
+impl Code {
+    /// The exact message of the rule.
+    pub fn message(&self) -> String {
+        match self {
+            Code::NoFrontmatter => crate::parsed_file::NO_FRONTMATTER.to_owned(),
+            Code::InvalidYaml { reason } => fm::invalid_yaml(reason),
+            Code::MissingField { key } => fm::missing_field(key),
+            Code::DuplicateField { key } => fm::duplicate_field(key),
+            Code::UnknownField { place, key } => match place {
+                FieldPlace::TopLevel => fm::unknown_top_level_field(key),
+                FieldPlace::PluginEntry => fm::unknown_plugin_field(key),
+                FieldPlace::ModelOption => fm::unknown_model_option(key),
+            },
+            Code::InvalidType { found, expected } => fm::invalid_type(found, expected),
+            Code::InvalidPromptName { name } => fm::invalid_prompt_name(name),
+            Code::EmptyDescription => fm::empty_description(),
+            Code::MaxToolIterationsOutOfRange { value } => {
+                fm::max_tool_iterations_out_of_range(value)
+            }
+            Code::TemperatureOutOfRange { value } => fm::temperature_out_of_range(value),
+            Code::MaxTokensOutOfRange { value } => fm::max_tokens_out_of_range(value),
+            Code::InvalidAliasKey { alias } | Code::InvalidAliasArgument { alias } => {
+                fm::invalid_alias(alias)
+            }
+            Code::ReservedName { name } => fm::reserved_name(name),
+            Code::AliasAndLabel { name } => fm::alias_and_label(name),
+            Code::PluginDeclaredTwice { id } => fm::plugin_declared_twice(id),
+            Code::SlotNeedsRequiredPlugin { alias, path, id } => {
+                fm::slot_needs_required_plugin(alias, path, id)
+            }
+            Code::InvalidPluginId { text, reason } => fm::invalid_plugin_id(text, reason),
+            Code::PluginIdSegments { text } => fm::plugin_id_two_segments(text),
+            Code::InvalidToolPath { text, reason } => fm::invalid_tool_path(text, reason),
+            Code::UnsupportedVersion { version } => fm::unsupported_version(version),
+            Code::NotAPrompt => crate::prompt_detection::NOT_A_PROMPT.to_owned(),
+            Code::OneH1 => crate::body::ONE_H1.to_owned(),
+            Code::HeadingLevelSkipped {
+                heading,
+                level,
+                parent,
+            } => crate::body::level_skipped(heading, *level, *parent),
+            Code::DuplicateSection { heading, line } => {
+                crate::body::duplicate_section(heading, *line)
+            }
+            Code::SharedOutsideH1 => crate::body::SHARED_OUTSIDE_H1.to_owned(),
+            Code::LuaSyntax { message } => message.clone(),
+            Code::UnboundToolSlot { function, alias } => match function {
+                ScopeFunction::Add => messages::add_not_bound(alias),
+                ScopeFunction::Always => messages::always_not_bound(alias),
+            },
+            Code::UnboundTool { name, bound } => messages::unbound_tool(name, bound),
+            Code::LocalToolClash { alias } => messages::add_local_duplicates_slot(alias),
+            Code::LocalToolParamShape { name } => messages::add_local_bad_param(name),
+            Code::LocalToolParamType { name, type_text } => {
+                messages::add_local_unsupported_type(name, type_text)
+            }
+            Code::InvisibleTarget {
+                target,
+                caller,
+                visible,
+            } => messages::section_not_visible(target, caller, visible),
+            Code::UndeclaredModelLabel { label, declared } => {
+                messages::undeclared_label(label, declared)
+            }
+            Code::OlderApi { member } => messages::older_api(member).unwrap_or_default().to_owned(),
+            Code::UnknownCallsKey { key } => messages::calls_key_unknown(key),
+            Code::MissingPlugin { id } => {
+                messages::notice_line_alone(&messages::missing_plugin(id)).to_owned()
+            }
+            Code::ConflictingPlugins { first, second } => {
+                messages::notice_line_alone(&messages::conflicting_plugins(first, second))
+                    .to_owned()
+            }
+            Code::SkippedOptionalPlugin { id, reason } => {
+                messages::skipped_optional_plugin(id, reason)
+            }
+            Code::UnknownToolPath {
+                path,
+                alias,
+                nearest,
+            } => messages::unknown_tool_path(path, alias, nearest.as_deref()),
+            Code::UnboundModelLabel { reason, .. } => reason.clone(),
+            Code::Configuration { error } => messages::configuration_unusable(error),
+        }
+    }
+
+    /// The parse kind of a parse rule (None for the checks after the parse).
+    pub fn parse_kind(&self) -> Option<ParseKind> {
+        Some(match self {
+            Code::UnsupportedVersion { .. } | Code::NotAPrompt => ParseKind::Version,
+            Code::OneH1
+            | Code::HeadingLevelSkipped { .. }
+            | Code::DuplicateSection { .. }
+            | Code::SharedOutsideH1 => ParseKind::Structure,
+            Code::LuaSyntax { .. } => ParseKind::Lua,
+            Code::NoFrontmatter
+            | Code::InvalidYaml { .. }
+            | Code::MissingField { .. }
+            | Code::DuplicateField { .. }
+            | Code::UnknownField { .. }
+            | Code::InvalidType { .. }
+            | Code::InvalidPromptName { .. }
+            | Code::EmptyDescription
+            | Code::MaxToolIterationsOutOfRange { .. }
+            | Code::TemperatureOutOfRange { .. }
+            | Code::MaxTokensOutOfRange { .. }
+            | Code::InvalidAliasKey { .. }
+            | Code::ReservedName { .. }
+            | Code::AliasAndLabel { .. }
+            | Code::PluginDeclaredTwice { .. }
+            | Code::SlotNeedsRequiredPlugin { .. }
+            | Code::InvalidPluginId { .. }
+            | Code::PluginIdSegments { .. }
+            | Code::InvalidToolPath { .. } => ParseKind::Frontmatter,
+            _ => return None,
+        })
+    }
+
+    /// The stable code printed in `error[Code]` and published as the LSP `code`: the
+    /// parse kind for a parse rule, the check's or prepare's name otherwise.
+    pub fn name(&self) -> &'static str {
+        if let Some(kind) = self.parse_kind() {
+            return kind.as_str();
+        }
+        match self {
+            Code::UnboundToolSlot { .. } => "UnboundToolSlot",
+            Code::UnboundTool { .. } => "UnboundTool",
+            Code::LocalToolClash { .. } => "LocalToolClash",
+            Code::InvalidAliasArgument { .. } => "InvalidAlias",
+            Code::LocalToolParamShape { .. } | Code::LocalToolParamType { .. } => "LocalToolParam",
+            Code::InvisibleTarget { .. } => "InvisibleTarget",
+            Code::UndeclaredModelLabel { .. } => "UndeclaredModelLabel",
+            Code::OlderApi { .. } => "OlderApi",
+            Code::UnknownCallsKey { .. } => "UnknownCallsKey",
+            Code::UnboundModelLabel { .. } => "Binding",
+            Code::Configuration { .. } => "Configuration",
+            _ => "RequirementsUnmet",
+        }
+    }
+
+    /// The severity the rule reports with.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Code::SkippedOptionalPlugin { .. }
+            | Code::UnknownToolPath { .. }
+            | Code::Configuration { .. } => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+
+    /// True for the prepare problems that refuse the run with the RequirementsUnmet notice.
+    pub fn refuses_requirements(&self) -> bool {
+        matches!(
+            self,
+            Code::MissingPlugin { .. } | Code::ConflictingPlugins { .. }
+        )
+    }
+}
