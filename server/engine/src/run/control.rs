@@ -1,4 +1,5 @@
-//! `jump`, `call` and `fanout` (`language.md` §3.2).
+//! `jump`, `call` and `fanout` (`language.md` §3.2). The chains they start get the
+//! section globals the Lua API layer hands down at install.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -9,8 +10,8 @@ use tokio::task::JoinSet;
 
 use crate::error::{ChainFailure, EngineError, ErrorKind, RunError, RunErrorKind};
 use crate::messages;
-use crate::run::api::var;
-use crate::run::context::{Chain, RaceTracker, SectionCtx};
+use crate::run::chain_var;
+use crate::run::context::{Chain, Globals, RaceTracker, SectionCtx};
 use crate::run::json::{self, type_name};
 use crate::run::location::{resolve, Located};
 use crate::run::vm::{lazy_function, usage_error, Abort};
@@ -80,14 +81,15 @@ pub(crate) fn deeper_chain(
 }
 
 fn current_var(lua: &Lua) -> mlua::Result<serde_json::Value> {
-    var::current(lua).map_err(usage_error)
+    chain_var::current(lua).map_err(usage_error)
 }
 
-/// Installs `jump`, `call` and `fanout`.
-pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
-    let globals = lua.globals();
+/// Installs `jump`, `call` and `fanout`; the chains `call` and `fanout` start get
+/// `globals`.
+pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Result<()> {
+    let table = lua.globals();
     let c = ctx.clone();
-    globals.set(
+    table.set(
         "jump",
         lua.create_function(move |_, target: Value| {
             if c.control.shared_loading.load(Ordering::SeqCst) {
@@ -103,7 +105,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     )?;
 
     let outer = ctx.clone();
-    globals.set(
+    table.set(
         "call",
         lazy_function(lua, move |lua| {
             let c = outer.clone();
@@ -130,7 +132,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
                         ctx.chain.races.clone(),
                         ctx.chain.cancel.child_token(),
                     )?;
-                    match chain_from(ctx.run.clone(), chain, located).await {
+                    match chain_from(ctx.run.clone(), chain, located, globals).await {
                         Ok(result) => Ok(result),
                         Err(error) => Err(raise_chain_error(&ctx, error)),
                     }
@@ -140,7 +142,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     )?;
 
     let outer = ctx.clone();
-    globals.set(
+    table.set(
         "fanout",
         lazy_function(lua, move |lua| {
             let c = outer.clone();
@@ -151,7 +153,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
                     let members = members_of(&collection)?;
                     let located = resolve_target(&ctx, &target)?;
                     let var = current_var(&lua)?;
-                    let results = fanout(&ctx, located, members, var).await?;
+                    let results = fanout(&ctx, located, members, var, globals).await?;
                     let table = lua.create_table_with_capacity(results.len(), 0)?;
                     for (i, result) in results.into_iter().enumerate() {
                         match result {
@@ -191,6 +193,7 @@ async fn fanout(
     target: Located,
     members: Vec<serde_json::Value>,
     var: serde_json::Value,
+    globals: Globals,
 ) -> mlua::Result<Vec<Option<String>>> {
     let tracker = Arc::new(RaceTracker::default());
     let arms_cancel = ctx.chain.cancel.child_token();
@@ -256,7 +259,7 @@ async fn fanout(
                 let cancel = arms_cancel.clone();
                 running.spawn(async move {
                     let outcome = tokio::select! {
-                        outcome = chain_from(run, chain, target) => outcome,
+                        outcome = chain_from(run, chain, target, globals) => outcome,
                         () = cancel.cancelled() => Err(RunError::cancelled()),
                     };
                     drop(permit);

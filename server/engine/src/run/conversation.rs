@@ -9,7 +9,7 @@ use crate::error::{EngineError, ErrorKind};
 use crate::messages;
 use crate::models::{ChatMessage, ModelReply, ModelRequest, Role, ToolSpec};
 use crate::prepare::ModelLabel;
-use crate::run::context::SectionCtx;
+use crate::run::context::{Globals, SectionCtx};
 use crate::run::tools::{dispatch, scope};
 use crate::run::vm::usage_error;
 
@@ -110,11 +110,13 @@ pub async fn infer(
 /// `loop`: rounds with the section's scope until the model replies with text; the
 /// records are appended to `list`; returns the reply text, or Err(value) when a
 /// local tool's handler raised `value` (raised again at the `models.loop` call).
+/// `globals` are those of the chains the model's `task` calls start.
 pub async fn run_loop(
     lua: &Lua,
     ctx: &SectionCtx,
     label: &str,
     list: Arc<Mutex<Vec<ChatMessage>>>,
+    globals: Globals,
 ) -> mlua::Result<Result<String, Value>> {
     let label = declared_label(ctx, label).map_err(usage_error)?;
     let cap = ctx.run.prepared.round_cap;
@@ -135,7 +137,7 @@ pub async fn run_loop(
             }
             return Ok(Ok(reply.content));
         }
-        let records = match dispatch_calls(lua, ctx, &reply, &offered).await? {
+        let records = match dispatch_calls(lua, ctx, &reply, &offered, globals).await? {
             Ok(records) => records,
             Err(raised) => return Ok(Err(raised)),
         };
@@ -154,6 +156,7 @@ async fn dispatch_calls(
     ctx: &SectionCtx,
     reply: &ModelReply,
     offered: &[ToolSpec],
+    globals: Globals,
 ) -> mlua::Result<Result<Vec<ChatMessage>, Value>> {
     if let Some(outside) = reply
         .tool_calls
@@ -177,7 +180,7 @@ async fn dispatch_calls(
         name: None,
     }];
     for call in &reply.tool_calls {
-        let content = match dispatch::model_call(lua, ctx, call, offered).await? {
+        let content = match dispatch::model_call(lua, ctx, call, offered, globals).await? {
             Ok(content) => content,
             Err(raised) => return Ok(Err(raised)),
         };

@@ -4,6 +4,8 @@
 use chacha20::rand_core::{Rng, SeedableRng};
 use chacha20::ChaCha20Rng;
 
+use crate::messages;
+
 /// The run's one nonce and its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunIdentity {
@@ -31,6 +33,11 @@ impl RunIdentity {
             nonce: hex(nonce),
             run_id: format!("run-{}", hex(id)),
         })
+    }
+
+    /// `text` in the untrusted envelope with the run's nonce (§6).
+    pub fn envelope(&self, text: &str) -> String {
+        messages::untrusted_envelope(&self.nonce, text)
     }
 }
 

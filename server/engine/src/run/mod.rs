@@ -1,6 +1,7 @@
 //! The run (`language.md` §2–§7): `parse -> prepare -> H1 pass -> walk -> result`.
 
 pub mod api;
+pub mod chain_var;
 pub mod context;
 pub mod control;
 pub mod conversation;
@@ -112,7 +113,7 @@ pub async fn run(
     let outcome = if options.cancel.is_cancelled() {
         Err(RunError::cancelled())
     } else {
-        walk::run_main(shared.clone(), chain).await
+        walk::run_main(shared.clone(), chain, api::GLOBALS).await
     };
     let outcome = match outcome {
         Err(_) if options.cancel.is_cancelled() => Err(RunError::cancelled()),

@@ -1,5 +1,7 @@
 //! The H1 pass and the walk (`language.md` §2): a fresh VM per section (shared
 //! library, then globals, then its blocks), off-walk sections, jumps, results.
+//! The globals come in as [`Globals`] (the Lua API layer's), so the walk never
+//! names the layer above it.
 
 use std::sync::{Arc, Mutex};
 
@@ -7,8 +9,8 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 
 use crate::error::{RunError, RunErrorKind};
-use crate::run::api;
-use crate::run::context::{Chain, RunShared, SectionCtx, SectionState};
+use crate::run::chain_var;
+use crate::run::context::{Chain, Globals, RunShared, SectionCtx, SectionState};
 use crate::run::location::{children_at, section_at, Located, SectionPath};
 use crate::run::vm::{self, exec_block, BlockFailure, VmControl};
 
@@ -23,11 +25,29 @@ pub enum SectionOutcome {
     Jump(Located),
 }
 
-/// Runs the section at `path` (the H1 pass for an empty path) in a fresh VM.
+/// Ends a section's tasks when dropped (the section ended, however it ended): every
+/// task it started that is still running is marked cancelled at once and stopped.
+struct SectionEnd(Arc<SectionCtx>);
+
+impl Drop for SectionEnd {
+    fn drop(&mut self) {
+        let (scope, started) = self
+            .0
+            .with_state(|s| (s.tools.task_scope.clone(), s.tools.started.clone()));
+        for id in started {
+            self.0.run.tools.tasks.mark_cancelled(&id);
+        }
+        scope.cancel();
+    }
+}
+
+/// Runs the section at `path` (the H1 pass for an empty path) in a fresh VM with
+/// `globals`.
 pub async fn run_section(
     run: Arc<RunShared>,
     chain: Arc<Chain>,
     path: SectionPath,
+    globals: Globals,
 ) -> Result<SectionOutcome, RunError> {
     let document = run.prepared.document.clone();
     let (heading, body) = match section_at(&document, &path) {
@@ -45,10 +65,10 @@ pub async fn run_section(
         state: Mutex::new(SectionState::default()),
     });
     // Tasks still running when the section ends are cancelled.
-    let _end_tasks = crate::run::tools::tasks::SectionEnd(ctx.clone());
+    let _end_tasks = SectionEnd(ctx.clone());
     let lua = vm::new_lua(&control)
         .map_err(|e| RunError::internal(format!("a Lua VM cannot be created: {e}")))?;
-    let installed = api::install_base(&lua, &ctx);
+    let installed = globals.install_base(&lua, &ctx);
     installed.map_err(|e| RunError::internal(format!("the Lua API cannot be installed: {e}")))?;
 
     control
@@ -68,7 +88,8 @@ pub async fn run_section(
     control
         .shared_loading
         .store(false, std::sync::atomic::Ordering::SeqCst);
-    api::install_handles(&lua, &ctx)
+    globals
+        .install_handles(&lua, &ctx)
         .map_err(|e| RunError::internal(format!("the globals cannot be installed: {e}")))?;
 
     let mut outcome = SectionOutcome::Done;
@@ -89,7 +110,8 @@ pub async fn run_section(
             Err(BlockFailure::Error(error)) => return Err(error),
         }
     }
-    api::var::sync_back(&lua, &ctx).map_err(|message| RunError::new(RunErrorKind::Lua, message))?;
+    chain_var::sync_back(&lua, &ctx)
+        .map_err(|message| RunError::new(RunErrorKind::Lua, message))?;
     Ok(outcome)
 }
 
@@ -101,6 +123,7 @@ pub fn walk_from(
     parent: SectionPath,
     start: usize,
     addressed: bool,
+    globals: Globals,
 ) -> BoxFuture<'static, Result<Option<String>, RunError>> {
     async move {
         let document = run.prepared.document.clone();
@@ -118,7 +141,7 @@ pub fn walk_from(
             addressed = false;
             let mut path = parent.clone();
             path.push(index);
-            match run_section(run.clone(), chain.clone(), path.clone()).await? {
+            match run_section(run.clone(), chain.clone(), path.clone(), globals).await? {
                 SectionOutcome::Result(result) => return Ok(Some(result)),
                 SectionOutcome::Done => index += 1,
                 SectionOutcome::Jump(target) if target.parent == parent => {
@@ -132,6 +155,7 @@ pub fn walk_from(
                         target.parent,
                         target.index,
                         true,
+                        globals,
                     );
                     if let Some(result) = child_walk.await? {
                         return Ok(Some(result));
@@ -149,13 +173,19 @@ pub fn chain_from(
     run: Arc<RunShared>,
     chain: Arc<Chain>,
     target: Located,
+    globals: Globals,
 ) -> BoxFuture<'static, Result<Option<String>, RunError>> {
-    walk_from(run, chain, target.parent, target.index, true)
+    walk_from(run, chain, target.parent, target.index, true, globals)
 }
 
-/// The whole run after prepare: the H1 pass, then the walk.
-pub async fn run_main(run: Arc<RunShared>, chain: Arc<Chain>) -> Result<Option<String>, RunError> {
-    let h1 = run_section(run.clone(), chain.clone(), Vec::new())
+/// The whole run after prepare: the H1 pass, then the walk, every section VM with
+/// `globals`.
+pub async fn run_main(
+    run: Arc<RunShared>,
+    chain: Arc<Chain>,
+    globals: Globals,
+) -> Result<Option<String>, RunError> {
+    let h1 = run_section(run.clone(), chain.clone(), Vec::new(), globals)
         .await
         .map_err(|error| match error.kind {
             RunErrorKind::Cancelled => error,
@@ -163,7 +193,7 @@ pub async fn run_main(run: Arc<RunShared>, chain: Arc<Chain>) -> Result<Option<S
         })?;
     match h1 {
         SectionOutcome::Result(result) => Ok(Some(result)),
-        SectionOutcome::Done => walk_from(run, chain, Vec::new(), 0, false).await,
-        SectionOutcome::Jump(target) => chain_from(run, chain, target).await,
+        SectionOutcome::Done => walk_from(run, chain, Vec::new(), 0, false, globals).await,
+        SectionOutcome::Jump(target) => chain_from(run, chain, target, globals).await,
     }
 }

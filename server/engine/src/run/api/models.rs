@@ -8,17 +8,19 @@ use mlua::{Function, Lua, MetaMethod, UserData, UserDataMethods, Value};
 use crate::messages;
 use crate::models::{ChatMessage, Role};
 use crate::run::api::messages::Conversation;
-use crate::run::context::SectionCtx;
+use crate::run::context::{Globals, SectionCtx};
 use crate::run::conversation::{self, declared_label, section_label};
 use crate::run::json::type_name;
 use crate::run::vm::{lazy_function, reraising, usage_error};
 
-/// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`.
+/// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`
+/// (whose `task` calls start chains with `globals`).
 #[derive(Clone)]
 struct ModelHandle {
     ctx: Arc<SectionCtx>,
     label: String,
     model: String,
+    globals: Globals,
 }
 
 fn label_arg(function: &str, value: &Value) -> mlua::Result<String> {
@@ -31,12 +33,13 @@ fn label_arg(function: &str, value: &Value) -> mlua::Result<String> {
     }
 }
 
-fn handle(ctx: &Arc<SectionCtx>, label: &str) -> mlua::Result<ModelHandle> {
+fn handle(ctx: &Arc<SectionCtx>, label: &str, globals: Globals) -> mlua::Result<ModelHandle> {
     let declared = declared_label(ctx, label).map_err(usage_error)?;
     Ok(ModelHandle {
         ctx: ctx.clone(),
         label: declared.label,
         model: declared.model.name,
+        globals,
     })
 }
 
@@ -109,6 +112,7 @@ fn loop_function(
     ctx: Arc<SectionCtx>,
     fixed: Option<String>,
     name: &'static str,
+    globals: Globals,
 ) -> mlua::Result<Function> {
     let inner = lua.create_async_function(move |lua, args: mlua::MultiValue| {
         let ctx = ctx.clone();
@@ -118,7 +122,9 @@ fn loop_function(
             let list = list_of(name, &x)?;
             let label = label_of(&ctx, fixed)?;
             Ok(
-                match conversation::run_loop(&lua, &ctx, &label, list.records.clone()).await? {
+                match conversation::run_loop(&lua, &ctx, &label, list.records.clone(), globals)
+                    .await?
+                {
                     Ok(text) => (true, Value::String(lua.create_string(&text)?)),
                     // A local tool handler's own error value, raised again here.
                     Err(raised) => (false, raised),
@@ -146,6 +152,7 @@ impl UserData for ModelHandle {
                     this.ctx.clone(),
                     Some(this.label.clone()),
                     "loop",
+                    this.globals,
                 )?),
                 _ => Value::Nil,
             })
@@ -156,8 +163,8 @@ impl UserData for ModelHandle {
     }
 }
 
-/// Installs `models`.
-pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
+/// Installs `models`; the chains a model loop's `task` calls start get `globals`.
+pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Result<()> {
     let table = lua.create_table()?;
     let c = ctx.clone();
     table.set(
@@ -176,7 +183,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         "use",
         lua.create_function(move |_, label: Value| {
             let label = label_arg("models.use", &label)?;
-            let handle = handle(&c, &label)?;
+            let handle = handle(&c, &label, globals)?;
             c.with_state(|s| s.model_use = Some(label));
             Ok(handle)
         })?,
@@ -186,7 +193,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
         "get",
         lua.create_function(move |_, label: Value| {
             let label = label_arg("models.get", &label)?;
-            handle(&c, &label)
+            handle(&c, &label, globals)
         })?,
     )?;
     let c = ctx.clone();
@@ -200,22 +207,24 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     table.set(
         "loop",
         lazy_function(lua, move |lua| {
-            loop_function(lua, c.clone(), None, "models.loop")
+            loop_function(lua, c.clone(), None, "models.loop", globals)
         })?,
     )?;
     lua.globals().set("models", table)
 }
 
-/// Installs one frozen handle per `models:` label, named by the label.
-pub fn install_labels(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
-    let globals = lua.globals();
+/// Installs one frozen handle per `models:` label, named by the label (their loops'
+/// `task` calls start chains with `globals`).
+pub fn install_labels(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Result<()> {
+    let table = lua.globals();
     for label in &ctx.run.prepared.labels {
         let handle = ModelHandle {
             ctx: ctx.clone(),
             label: label.label.clone(),
             model: label.model.name.clone(),
+            globals,
         };
-        globals.set(label.label.as_str(), handle)?;
+        table.set(label.label.as_str(), handle)?;
     }
     Ok(())
 }

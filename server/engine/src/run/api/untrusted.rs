@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use mlua::{Lua, Value};
 
-use crate::messages;
 use crate::run::context::SectionCtx;
 use crate::run::json::type_name;
 use crate::run::vm::usage_error;
@@ -18,10 +17,7 @@ fn not_a_string(type_name: &str) -> String {
 pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
     let ctx = ctx.clone();
     let function = lua.create_function(move |_, value: Value| match &value {
-        Value::String(s) => Ok(messages::untrusted_envelope(
-            &ctx.run.identity.nonce,
-            &s.to_string_lossy(),
-        )),
+        Value::String(s) => Ok(ctx.run.identity.envelope(&s.to_string_lossy())),
         other => Err(usage_error(not_a_string(type_name(other)))),
     })?;
     lua.globals().set("untrusted", function)

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use mlua::{Function, Lua, LuaString, MultiValue, Table, Value};
 
-use crate::run::vm::VmControl;
+use crate::run::vm::control::VmControl;
 use args::{localize, start_offset, type_name, Args};
 use matcher::{fail, plain_find, Capture, Matcher, CHECK_EVERY, SPECIALS};
 

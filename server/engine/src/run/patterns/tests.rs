@@ -1,7 +1,7 @@
 //! Differential tests: the Rust functions against Lua 5.4's own, call by call.
 
 use super::*;
-use crate::run::vm::error_message;
+use crate::run::vm::errors::error_message;
 
 const HARNESS: &str = r#"
 local function ser(...)

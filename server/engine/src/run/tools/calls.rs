@@ -6,8 +6,8 @@ use std::sync::Arc;
 use mlua::{Lua, MetaMethod, UserData, UserDataMethods, Value};
 
 use crate::messages;
-use crate::run::api::tools::ToolObject;
 use crate::run::context::SectionCtx;
+use crate::run::tools::object::ToolObject;
 use crate::run::tools::scope::bound_scope;
 use crate::run::vm::{describe, usage_error};
 

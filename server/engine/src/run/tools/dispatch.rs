@@ -10,11 +10,11 @@ use crate::error::{EngineError, ErrorKind};
 use crate::harness::{OutputKind, Tool, ToolError, ToolOutput, Trust};
 use crate::messages;
 use crate::models::{ToolCall, ToolSpec};
-use crate::run::api::tools::ToolObject;
-use crate::run::context::SectionCtx;
+use crate::run::context::{Globals, SectionCtx};
 use crate::run::json::{self, type_name};
 use crate::run::tools::calls::count_call;
 use crate::run::tools::local::run_handler;
+use crate::run::tools::object::ToolObject;
 use crate::run::tools::schema::check_arguments;
 use crate::run::tools::scope::bound_tool;
 use crate::run::tools::{is_engine_tool, tasks};
@@ -55,13 +55,8 @@ pub async fn run_bound(
 fn shown(ctx: &SectionCtx, output: &ToolOutput) -> String {
     match output.trust {
         Trust::Trusted => output.text.clone(),
-        Trust::Untrusted => wrap(ctx, &output.text),
+        Trust::Untrusted => ctx.run.identity.envelope(&output.text),
     }
-}
-
-/// `text` in the untrusted envelope with the run's nonce.
-pub fn wrap(ctx: &SectionCtx, text: &str) -> String {
-    messages::untrusted_envelope(&ctx.run.identity.nonce, text)
 }
 
 /// The name a `tools.call` names: an alias string or a Tool object.
@@ -154,26 +149,30 @@ pub async fn script_call(
 /// failure: ` prefix) in the untrusted envelope; arguments that break the schema go
 /// back as `invalid arguments for tool ...`, wrapped too. The call counts before
 /// its arguments are checked. The Engine's task tools are not counted (they are not
-/// aliases).
+/// aliases); `globals` are those of the chains a `task` call starts.
 pub async fn model_call(
     lua: &Lua,
     ctx: &SectionCtx,
     call: &ToolCall,
     offered: &[ToolSpec],
+    globals: Globals,
 ) -> mlua::Result<Result<String, Value>> {
     let name = call.name.as_str();
     let Some(spec) = offered.iter().find(|s| s.name == name) else {
         return Err(usage_error(messages::out_of_scope_tool(name, &[], false)));
     };
     if is_engine_tool(name) {
-        return tasks::engine_call(lua, ctx, spec, &call.arguments)
+        return tasks::engine_call(lua, ctx, spec, &call.arguments, globals)
             .await
             .map(Ok);
     }
     count_call(ctx, name);
     let arguments = match check_arguments(&spec.parameters, &call.arguments) {
         Ok(arguments) => arguments,
-        Err(reason) => return Ok(Ok(wrap(ctx, &messages::invalid_arguments(name, &reason)))),
+        Err(reason) => {
+            let text = messages::invalid_arguments(name, &reason);
+            return Ok(Ok(ctx.run.identity.envelope(&text)));
+        }
     };
     if ctx.with_state(|s| s.tools.local(name).is_some()) {
         return run_handler(lua, ctx, name, &arguments).await;
@@ -184,7 +183,7 @@ pub async fn model_call(
     Ok(Ok(
         match run_bound(ctx, &tool, &arguments.to_string()).await? {
             Ok(output) => shown(ctx, &output),
-            Err(failure) => wrap(ctx, &failure.message),
+            Err(failure) => ctx.run.identity.envelope(&failure.message),
         },
     ))
 }

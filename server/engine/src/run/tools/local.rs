@@ -4,9 +4,11 @@
 use std::sync::atomic::Ordering;
 
 use mlua::{Function, Lua, MultiValue, Table, Value};
+use promptforge_syntax::api_names::PARAM_TYPES;
 use serde_json::{json, Map, Value as Json};
 
 use crate::messages;
+use crate::run::context::tools::LocalSpec;
 use crate::run::context::SectionCtx;
 use crate::run::json::{self, type_name};
 use crate::run::tools::scope::{bound_tool, check_alias};
@@ -14,20 +16,6 @@ use crate::run::vm::{protected_call, scalar_result, usage_error, VmControl};
 
 /// Where a VM keeps its local tools' handlers (alias -> function).
 const HANDLERS_KEY: &str = "promptforge.local_tools";
-
-/// The four parameter types.
-const PARAM_TYPES: [&str; 4] = ["string", "integer", "number", "boolean"];
-
-/// A local tool as the model sees it; its handler lives in the section's VM.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LocalSpec {
-    /// The alias.
-    pub alias: String,
-    /// The description.
-    pub description: String,
-    /// The JSON Schema object built from the parameter table.
-    pub schema: Json,
-}
 
 /// One parameter's schema from its spec: a type string, or a `{type, description}`
 /// array whose description is optional.

@@ -1,10 +1,8 @@
 //! Tasks (`language.md` §8): `tools.allow_tasks` offers the model the Engine's four
 //! task tools; `task` starts a chain in the background, `task_status`,
 //! `task_cancel` and `await_tasks` watch it. Tasks still running when their section
-//! ends are cancelled.
+//! ends are cancelled (by the walk). The registry is `run::context::tasks`.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mlua::Lua;
@@ -14,91 +12,14 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{EngineError, RunError, RunErrorKind};
 use crate::messages;
 use crate::models::ToolSpec;
-use crate::run::api::var;
-use crate::run::context::SectionCtx;
+use crate::run::chain_var;
+use crate::run::context::tasks::{finish, TaskEntry, TaskState};
+use crate::run::context::{Globals, SectionCtx};
 use crate::run::control::deeper_chain;
 use crate::run::location::resolve;
-use crate::run::tools::dispatch::wrap;
 use crate::run::tools::schema::check_arguments;
 use crate::run::vm::usage_error;
 use crate::run::walk::chain_from;
-
-/// Where a task is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskState {
-    /// Still running.
-    Running,
-    /// Finished, with the chain's result (None: no result).
-    Done(Option<String>),
-    /// Failed with a run error's message.
-    Failed(String),
-    /// Cancelled (by `task_cancel`, or because its section ended).
-    Cancelled,
-}
-
-impl TaskState {
-    /// The `task_status` form: `running`, `done: {result}` (an empty result when the
-    /// chain had none), `failed: {message}` or `cancelled`.
-    pub fn status(&self) -> String {
-        match self {
-            TaskState::Running => "running".to_owned(),
-            TaskState::Done(result) => format!("done: {}", result.as_deref().unwrap_or("")),
-            TaskState::Failed(message) => format!("failed: {message}"),
-            TaskState::Cancelled => "cancelled".to_owned(),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-struct TaskEntry {
-    state: Arc<Mutex<TaskState>>,
-    cancel: CancellationToken,
-    finished: CancellationToken,
-}
-
-impl TaskEntry {
-    fn state(&self) -> TaskState {
-        self.state
-            .lock()
-            .map(|s| s.clone())
-            .unwrap_or(TaskState::Cancelled)
-    }
-}
-
-/// Sets a task's end state unless it already has one.
-fn finish(state: &Mutex<TaskState>, end: TaskState) {
-    let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-    if *state == TaskState::Running {
-        *state = end;
-    }
-}
-
-/// The run's tasks, by number (`t1` is 1).
-#[derive(Debug, Default)]
-pub struct TaskRegistry {
-    next: AtomicU64,
-    tasks: Mutex<BTreeMap<u64, TaskEntry>>,
-}
-
-impl TaskRegistry {
-    fn add(&self, entry: TaskEntry) -> String {
-        let number = self.next.fetch_add(1, Ordering::SeqCst) + 1;
-        if let Ok(mut tasks) = self.tasks.lock() {
-            tasks.insert(number, entry);
-        }
-        format!("t{number}")
-    }
-
-    fn get(&self, id: &str) -> Option<TaskEntry> {
-        let number: u64 = id.strip_prefix('t')?.parse().ok()?;
-        self.tasks.lock().ok()?.get(&number).cloned()
-    }
-
-    /// The `task_status` form of task `id`, when it exists.
-    pub fn status(&self, id: &str) -> Option<String> {
-        self.get(id).map(|t| t.state().status())
-    }
-}
 
 fn string_schema(description: &str) -> Json {
     json!({"type": "string", "description": description})
@@ -139,44 +60,30 @@ pub fn specs(allowed: &[String]) -> Vec<ToolSpec> {
     ]
 }
 
-/// Ends a section's tasks when dropped (the section ended, however it ended): every
-/// task it started that is still running is marked cancelled at once and stopped.
-pub struct SectionEnd(pub Arc<SectionCtx>);
-
-impl Drop for SectionEnd {
-    fn drop(&mut self) {
-        let (scope, started) = self
-            .0
-            .with_state(|s| (s.tools.task_scope.clone(), s.tools.started.clone()));
-        for id in started {
-            if let Some(task) = self.0.run.tools.tasks.get(&id) {
-                finish(&task.state, TaskState::Cancelled);
-            }
-        }
-        scope.cancel();
-    }
-}
-
 fn text_field<'a>(arguments: &'a Json, key: &str) -> Option<&'a str> {
     arguments.get(key).and_then(Json::as_str)
 }
 
 /// Runs one of the Engine's task tools for the model; the text is the tool record's
 /// content (Engine text, not wrapped; arguments that break the schema are wrapped
-/// like any tool's).
+/// like any tool's). `globals` are those of the chain a `task` call starts.
 pub async fn engine_call(
     lua: &Lua,
     ctx: &SectionCtx,
     spec: &ToolSpec,
     arguments: &str,
+    globals: Globals,
 ) -> mlua::Result<String> {
     let arguments = match check_arguments(&spec.parameters, arguments) {
         Ok(arguments) => arguments,
-        Err(reason) => return Ok(wrap(ctx, &messages::invalid_arguments(&spec.name, &reason))),
+        Err(reason) => {
+            let text = messages::invalid_arguments(&spec.name, &reason);
+            return Ok(ctx.run.identity.envelope(&text));
+        }
     };
     let registry = &ctx.run.tools.tasks;
     match spec.name.as_str() {
-        "task" => start(lua, ctx, &arguments),
+        "task" => start(lua, ctx, &arguments, globals),
         "task_status" => {
             let id = text_field(&arguments, "id").unwrap_or_default();
             Ok(registry
@@ -197,7 +104,7 @@ pub async fn engine_call(
 }
 
 /// `task {target, input}`: a chain from an allowed target, in the background.
-fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json) -> mlua::Result<String> {
+fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json, globals: Globals) -> mlua::Result<String> {
     let target = text_field(arguments, "target").unwrap_or_default();
     let input = text_field(arguments, "input")
         .unwrap_or_default()
@@ -213,7 +120,7 @@ fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json) -> mlua::Result<String> 
     if ctx.chain.depth + 1 > ctx.run.limits.call_depth {
         return Ok(messages::call_depth_limit(ctx.run.limits.call_depth));
     }
-    let var = var::current(lua).map_err(usage_error)?;
+    let var = chain_var::current(lua).map_err(usage_error)?;
     let scope = ctx.with_state(|s| s.tools.task_scope.clone());
     let cancel = ctx.chain.cancel.child_token();
     let chain = deeper_chain(
@@ -234,7 +141,7 @@ fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json) -> mlua::Result<String> 
     let run = ctx.run.clone();
     tokio::spawn(async move {
         let outcome = tokio::select! {
-            outcome = chain_from(run, chain, located) => outcome,
+            outcome = chain_from(run, chain, located, globals) => outcome,
             () = scope.cancelled() => Err(RunError::cancelled()),
             () = cancel.cancelled() => Err(RunError::cancelled()),
         };

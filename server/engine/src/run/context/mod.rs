@@ -1,10 +1,15 @@
 //! The state a run shares across its sections, chains and arms, and the state of
-//! one chain and one section.
+//! one chain and one section: the bottom layer of `run`, which names no module
+//! above it (the globals a section VM gets come in as [`SectionGlobals`]).
+
+pub mod tasks;
+pub mod tools;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use mlua::Lua;
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
@@ -14,9 +19,9 @@ use crate::messages;
 use crate::prepare::Prepared;
 use crate::run::identity::RunIdentity;
 use crate::run::location::SectionPath;
-use crate::run::tools::{RunTools, SectionTools};
-use crate::run::vm::VmControl;
+use crate::run::vm::control::VmControl;
 use crate::store::Store;
+use tools::{RunTools, SectionTools};
 
 /// What a run reports while it goes, for a front end's status line and log.
 pub trait RunEvents: Send + Sync {
@@ -216,6 +221,21 @@ impl SectionCtx {
         f(&mut state)
     }
 }
+
+/// The globals of a section's VM, which the walk installs in every fresh VM. The
+/// Lua API layer (`run::api`) implements it and the entry hands it down, so the
+/// walk and the mechanisms that start chains (`call`, `fanout`, the `task` tool)
+/// never name the layer above them.
+pub trait SectionGlobals: Send + Sync {
+    /// Installs the globals a VM has before the shared library replays.
+    fn install_base(&self, lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()>;
+    /// Installs the alias and model globals, after the shared library replays (a
+    /// declared alias or label wins over a shared global of the same name).
+    fn install_handles(&self, lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()>;
+}
+
+/// The globals every section VM of a run gets (see [`SectionGlobals`]).
+pub type Globals = &'static dyn SectionGlobals;
 
 #[cfg(test)]
 mod tests {

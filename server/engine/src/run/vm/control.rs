@@ -1,0 +1,141 @@
+//! The VM's control block: the pending abort (a jump, a limit, a cancellation),
+//! the instruction count, the host memory kept for the VM and whether `jump` works
+//! now. Plain state: the section's context holds it, the sandbox's hooks and the
+//! block runner read and write it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mlua::Lua;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::EngineError;
+use crate::host::Limits;
+use crate::messages;
+use crate::run::location::Located;
+
+/// What ends a block early and passes through every `pcall`.
+#[derive(Debug, Clone)]
+pub enum Abort {
+    /// `jump(target)`.
+    Jump(Located),
+    /// A limit or a cancellation.
+    Error(EngineError),
+}
+
+/// The VM's side of the run: the pending abort, the instruction count, whether jump works.
+#[derive(Debug)]
+pub struct VmControl {
+    abort: Mutex<Option<Abort>>,
+    pub(super) instructions: AtomicU64,
+    /// True while the shared library replays (jump is refused then).
+    pub shared_loading: AtomicBool,
+    pub(super) cancel: CancellationToken,
+    pub(super) limits: Limits,
+    pub(super) last_line: Mutex<Option<(usize, u32)>>,
+    /// The thread running the current block: only it yields to the scheduler.
+    pub(super) driver_thread: AtomicUsize,
+    /// Local tool handlers running now, nested ones included (jump is refused then).
+    pub handlers: AtomicUsize,
+    /// Bytes this VM made the host keep for it (message list texts), counted
+    /// against the VM's memory ceiling.
+    host_bytes: AtomicU64,
+}
+
+impl VmControl {
+    /// The control of a VM of a chain with `cancel`.
+    pub fn new(cancel: CancellationToken, limits: Limits) -> Self {
+        VmControl {
+            abort: Mutex::new(None),
+            instructions: AtomicU64::new(0),
+            shared_loading: AtomicBool::new(false),
+            cancel,
+            limits,
+            last_line: Mutex::new(None),
+            driver_thread: AtomicUsize::new(0),
+            handlers: AtomicUsize::new(0),
+            host_bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts `bytes` of host memory kept for this VM (text appended to a message
+    /// list); past the VM's memory ceiling that is the memory limit.
+    pub fn charge_host_bytes(&self, bytes: usize) -> mlua::Result<()> {
+        let ceiling = self.limits.lua_memory_mib.saturating_mul(1024 * 1024);
+        let bytes = bytes as u64;
+        let before = self.host_bytes.fetch_add(bytes, Ordering::SeqCst);
+        if before.saturating_add(bytes) > ceiling {
+            return Err(self.abort(Abort::Error(self.memory_error())));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` instructions run outside the VM (Lua pattern matching): past the
+    /// budget that is the instruction limit; a cancelled chain stops here too.
+    pub fn charge_instructions(&self, n: u64) -> mlua::Result<()> {
+        if self.cancel.is_cancelled() {
+            return Err(self.abort(Abort::Error(EngineError::cancelled())));
+        }
+        let budget = self.limits.lua_instructions;
+        let used = self.instructions.fetch_add(n, Ordering::Relaxed) + n;
+        if used > budget {
+            return Err(self.abort(Abort::Error(EngineError::limit(
+                messages::instruction_limit(budget),
+            ))));
+        }
+        Ok(())
+    }
+
+    /// The VM's memory ceiling in bytes.
+    pub fn memory_ceiling(&self) -> u64 {
+        self.limits.lua_memory_mib.saturating_mul(1024 * 1024)
+    }
+
+    /// Records an abort (the first one wins) and gives the error that unwinds Lua.
+    pub fn abort(&self, abort: Abort) -> mlua::Error {
+        let mut slot = self.abort.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(abort.clone());
+        }
+        match abort {
+            Abort::Jump(_) => mlua::Error::RuntimeError("jump".to_owned()),
+            Abort::Error(error) => mlua::Error::external(error),
+        }
+    }
+
+    /// Raises an engine error value: limits and cancellations abort the VM.
+    pub fn raise(&self, error: EngineError) -> mlua::Error {
+        if error.kind.is_fatal() {
+            self.abort(Abort::Error(error))
+        } else {
+            mlua::Error::external(error)
+        }
+    }
+
+    /// True while a jump, a limit or a cancellation unwinds the VM.
+    pub fn is_aborted(&self) -> bool {
+        self.abort.lock().map(|a| a.is_some()).unwrap_or(true)
+    }
+
+    pub(super) fn take_abort(&self) -> Option<Abort> {
+        self.abort.lock().ok().and_then(|mut a| a.take())
+    }
+
+    /// The chain's cancel signal.
+    pub fn cancel(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// The memory limit's error value.
+    pub fn memory_error(&self) -> EngineError {
+        EngineError::limit(messages::memory_limit(self.limits.lua_memory_mib))
+    }
+}
+
+/// Counts host memory kept for the VM `lua` (see [`VmControl::charge_host_bytes`]).
+pub fn charge_host_bytes(lua: &Lua, bytes: usize) -> mlua::Result<()> {
+    match lua.app_data_ref::<Arc<VmControl>>() {
+        Some(control) => control.charge_host_bytes(bytes),
+        None => Ok(()),
+    }
+}
