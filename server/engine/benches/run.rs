@@ -5,46 +5,14 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use promptforge_engine::models::script::{ScriptProvider, Turn};
-use promptforge_engine::{prepare, run, Host, NoEvents, Prepared, RunOptions, Store};
+use promptforge_engine::models::script::Turn;
+use promptforge_engine::testing::{add_script, prepare_text, prepared_from, run_prepared, runtime};
+use promptforge_engine::{Host, NoEvents, Prepared, Store};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
-fn prepared_from(rt: &Runtime, text: &str, host: &Host) -> Arc<Prepared> {
-    let analysis = promptforge_syntax::parse(text);
-    assert!(
-        analysis.diagnostics.is_empty(),
-        "{:?}",
-        analysis.diagnostics
-    );
-    let prepared = rt
-        .block_on(prepare(
-            text,
-            &analysis,
-            host,
-            Arc::new(Store::in_memory()),
-            CancellationToken::new(),
-        ))
-        .expect("the prompt prepares");
-    Arc::new(prepared)
-}
-
 fn run_once(rt: &Runtime, prepared: &Arc<Prepared>, host: &Arc<Host>) {
-    let outcome = rt.block_on(run(
-        prepared.clone(),
-        host.clone(),
-        Arc::new(Store::in_memory()),
-        RunOptions::default(),
-        Arc::new(NoEvents),
-    ));
+    let outcome = run_prepared(rt, prepared, host);
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
 }
 
@@ -107,9 +75,10 @@ fn twenty_rounds(c: &mut Criterion) {
     );
     let script_host = || {
         let mut host = Host::offline();
-        let turns = (0..20).map(|i| Turn::Text(format!("reply {i}"))).collect();
-        host.add_model("script", Arc::new(ScriptProvider::new(turns)));
-        host.set_default_model("script");
+        add_script(
+            &mut host,
+            (0..20).map(|i| Turn::Text(format!("reply {i}"))).collect(),
+        );
         Arc::new(host)
     };
     let prepared = prepared_from(&rt, &text, &script_host());
@@ -118,16 +87,7 @@ fn twenty_rounds(c: &mut Criterion) {
             || {
                 // A fresh script per run: the prepared labels point at this host's provider.
                 let host = script_host();
-                let analysis = promptforge_syntax::parse(&text);
-                let prepared = rt
-                    .block_on(prepare(
-                        &text,
-                        &analysis,
-                        &host,
-                        Arc::new(Store::in_memory()),
-                        CancellationToken::new(),
-                    ))
-                    .expect("prepares");
+                let prepared = rt.block_on(prepare_text(&text, &host)).expect("prepares");
                 (Arc::new(prepared), host)
             },
             |(prepared, host)| run_once(&rt, &prepared, &host),

@@ -8,18 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use promptforge_engine::testing::runtime;
 use promptforge_engine::{run_text, Host, NoEvents, RunOptions, Store};
 use tokio::runtime::Runtime;
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
-
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
 
 /// A prompt with `n` entries under `key` (each written by `entry`), an H1 pass
 /// and one section.

@@ -7,15 +7,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use promptforge_engine::harness::{
-    Activation, ActivationError, OutputKind, Plugin, Tool, ToolError, ToolId, ToolOutput, Trust,
+use promptforge_engine::harness::Trust;
+use promptforge_engine::models::script::Turn;
+use promptforge_engine::testing::{
+    add_script, prepared_from, run_prepared, runtime, FixedPlugin, TestTool,
 };
-use promptforge_engine::models::script::{ScriptProvider, Turn};
-use promptforge_engine::{prepare, run, Host, NoEvents, Prepared, RunOptions, Store};
+use promptforge_engine::{Host, Prepared};
 use tokio::runtime::Runtime;
-use tokio_util::sync::CancellationToken;
 
 /// Calls per run in the call benches. Kept at 500: with this loop, a run of 1,000
 /// direct `tools.call`s to the local tool loses the call's arguments at call 882
@@ -29,74 +28,20 @@ const LOOPS: u32 = 50;
 
 const PLUGIN: &str = "bench/fixed";
 
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
-/// A trusted plain tool answering a fixed string.
-struct FixedTool {
-    id: ToolId,
-    parameters: serde_json::Value,
-}
-
-#[async_trait]
-impl Tool for FixedTool {
-    fn id(&self) -> &ToolId {
-        &self.id
-    }
-    fn description(&self) -> &str {
-        "Answers a fixed string"
-    }
-    fn parameters(&self) -> &serde_json::Value {
-        &self.parameters
-    }
-    fn trust(&self) -> Trust {
-        Trust::Trusted
-    }
-    async fn call(
-        &self,
-        _arguments: &str,
-        _cancel: &CancellationToken,
-    ) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput {
-            text: "fixed".to_owned(),
-            trust: Trust::Trusted,
-            kind: OutputKind::Plain,
-        })
-    }
-}
-
-/// An in-process Plugin with the one tool `bench/fixed/fixed`.
-struct FixedPlugin;
-
-#[async_trait]
-impl Plugin for FixedPlugin {
-    fn id(&self) -> &str {
-        PLUGIN
-    }
-    async fn activate(
-        &self,
-        _activation: Activation,
-    ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
-        Ok(vec![Arc::new(FixedTool {
-            id: ToolId::new(format!("{PLUGIN}/fixed")),
-            parameters: serde_json::json!({"type": "object", "properties": {}}),
-        })])
-    }
-}
-
-/// A Host with the fixed Plugin and, when `turns` is given, the script model as its
-/// default.
+/// A Host with an in-process Plugin holding the one tool `bench/fixed/fixed` (a
+/// trusted plain tool answering a fixed string) and, when `turns` is given, the
+/// script model as its default.
 fn host(turns: Option<Vec<Turn>>) -> Arc<Host> {
+    let fixed = TestTool::new(&format!("{PLUGIN}/fixed"))
+        .description("Answers a fixed string")
+        .declares(Trust::Trusted)
+        .output("fixed")
+        .unlogged();
     let mut host = Host::offline();
-    host.harness_mut().register(Arc::new(FixedPlugin));
+    host.harness_mut()
+        .register(Arc::new(FixedPlugin::with_tools(PLUGIN, vec![fixed])));
     if let Some(turns) = turns {
-        host.add_model("script", Arc::new(ScriptProvider::new(turns)));
-        host.set_default_model("script");
+        add_script(&mut host, turns);
     }
     Arc::new(host)
 }
@@ -108,34 +53,9 @@ fn prompt(code: &str) -> String {
     )
 }
 
-fn prepared_from(rt: &Runtime, text: &str, host: &Host) -> Arc<Prepared> {
-    let analysis = promptforge_syntax::parse(text);
-    assert!(
-        analysis.diagnostics.is_empty(),
-        "{:?}",
-        analysis.diagnostics
-    );
-    let prepared = rt
-        .block_on(prepare(
-            text,
-            &analysis,
-            host,
-            Arc::new(Store::in_memory()),
-            CancellationToken::new(),
-        ))
-        .expect("the prompt prepares");
-    Arc::new(prepared)
-}
-
 /// One run; checks it succeeded with `expected` as its result.
 fn run_once(rt: &Runtime, prepared: &Arc<Prepared>, host: &Arc<Host>, expected: &str) {
-    let outcome = rt.block_on(run(
-        prepared.clone(),
-        host.clone(),
-        Arc::new(Store::in_memory()),
-        RunOptions::default(),
-        Arc::new(NoEvents),
-    ));
+    let outcome = run_prepared(rt, prepared, host);
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
     assert_eq!(outcome.result.as_deref(), Some(expected));
 }

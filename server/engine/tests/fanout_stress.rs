@@ -1,18 +1,16 @@
 //! Stress: many 1,000-arm fanouts in one process must all finish (a watchdog fails
 //! the test instead of hanging).
 
-mod run_common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use promptforge_engine::{prepare, run, Host, NoEvents, RunOptions, Store};
-use tokio_util::sync::CancellationToken;
+use promptforge_engine::testing::{prepare_text, prompt, runtime};
+use promptforge_engine::{run, Host, NoEvents, RunOptions, Store};
 
 #[test]
 #[ignore = "stress: run with --ignored --release"]
 fn many_large_fanouts_finish() {
-    let text = run_common::prompt(
+    let text = prompt(
         "",
         "## Main\n\n```lua\nlocal items = {}\nfor i = 1, 1000 do items[i] = i end\nlocal r = fanout('### Arm', items)\nassert(#r == 1000)\n```\n\n### Arm\n\n---\n\n```lua\nreturn item * 2\n```\n",
     );
@@ -22,22 +20,8 @@ fn many_large_fanouts_finish() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(30);
     for round in 0..rounds {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let analysis = promptforge_syntax::parse(&text);
-        let prepared = Arc::new(
-            rt.block_on(prepare(
-                &text,
-                &analysis,
-                &host,
-                Arc::new(Store::in_memory()),
-                CancellationToken::new(),
-            ))
-            .expect("prepared"),
-        );
+        let rt = runtime();
+        let prepared = Arc::new(rt.block_on(prepare_text(&text, &host)).expect("prepared"));
         for i in 0..5 {
             let started = Instant::now();
             let outcome = rt.block_on(async {

@@ -3,14 +3,13 @@
 //! through `coroutine.resume` and `__tostring`, argument errors have their line,
 //! and `store.list` patterns cannot backtrack.
 
-mod run_common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use promptforge_engine::host::Limits;
+use promptforge_engine::testing::*;
 use promptforge_engine::{Host, RunOptions, Store};
-use run_common::*;
 
 /// The line of the run error (a section block's code starts on file line 12).
 fn error_line(outcome: &promptforge_engine::Outcome) -> Option<u32> {

@@ -1,18 +1,16 @@
 //! The `anthropic` provider against a real HTTP server on loopback replaying the
 //! Messages API's streamed events (`message_start` ... `message_stop`).
 
-#[path = "support/http.rs"]
-mod http;
 #[path = "support/anthropic_wire.rs"]
 mod wire;
 
 use std::time::{Duration, Instant};
 
-use http::{refusing_url, Reply, Server};
 use promptforge_engine::models::providers::anthropic::{AnthropicProvider, AnthropicSettings};
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };
+use promptforge_engine::testing::http::{refusing_url, Reply, Server};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use wire::{error_body, event, message_start, text_block, text_stream, tool_stream};

@@ -1,18 +1,16 @@
 //! The `openai` provider against a real HTTP server on loopback replaying the chat
 //! completions wire format (streamed `chat.completion.chunk` events, `[DONE]`).
 
-#[path = "support/http.rs"]
-mod http;
 #[path = "support/openai_wire.rs"]
 mod wire;
 
 use std::time::{Duration, Instant};
 
-use http::{refusing_url, Reply, Server};
 use promptforge_engine::models::providers::openai::{OpenAiProvider, OpenAiSettings};
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };
+use promptforge_engine::testing::http::{refusing_url, Reply, Server};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 use wire::{chunk, text_stream, tool_call_stream};

@@ -1,15 +1,10 @@
 //! The Lua globals: var, sys, log/print, untrusted, store, input, error values, the sandbox.
 
-mod run_common;
 use std::sync::Arc;
 
 use promptforge_engine::input::ScriptedInput;
+use promptforge_engine::testing::*;
 use promptforge_engine::{Host, RunOptions, Store};
-use run_common::*;
-
-fn section(code: &str) -> String {
-    prompt("", &format!("## Main\n\n{}", lua(code)))
-}
 
 #[test]
 fn var_is_shared_along_the_walk() {

@@ -1,13 +1,12 @@
 //! Limits and cancellation (§7): memory, instruction budget, pcall never catching them,
 //! cancellation of a loop that never suspends within a timing bound.
 
-mod run_common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use promptforge_engine::host::Limits;
+use promptforge_engine::testing::*;
 use promptforge_engine::{run_text, Host, NoEvents, RunOptions, Store};
-use run_common::*;
 use tokio_util::sync::CancellationToken;
 
 #[test]
@@ -77,11 +76,7 @@ fn fanout_concurrency_and_call_depth_come_from_the_host() {
 
 #[test]
 fn cancellation_stops_a_loop_that_never_suspends() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let cancel = CancellationToken::new();
     let text = section("local ok = pcall(function() while true do end end)\nreturn 'escaped'");
     let options = RunOptions {
@@ -120,11 +115,7 @@ fn cancellation_stops_a_loop_that_never_suspends() {
 
 #[test]
 fn cancellation_stops_fanout_arms_and_input() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let cancel = CancellationToken::new();
     let body = format!(
         "## Main\n\n{}## Arm\n\n---\n\n{}",

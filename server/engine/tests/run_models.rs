@@ -1,26 +1,9 @@
 //! Models and conversations (§4) on the echo and script providers, Tool objects.
 
-mod run_common;
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use promptforge_engine::harness::{
-    Activation, ActivationError, Plugin, Tool, ToolError, ToolId, ToolOutput, Trust,
-};
-use promptforge_engine::models::script::{parse_turns, ScriptProvider};
+use promptforge_engine::testing::*;
 use promptforge_engine::Host;
-use run_common::*;
-use tokio_util::sync::CancellationToken;
-
-fn scripted(turns: &str) -> Host {
-    let mut host = Host::offline();
-    host.add_model(
-        "scripted",
-        Arc::new(ScriptProvider::new(parse_turns(turns).unwrap())),
-    );
-    host.set_default_model("scripted");
-    host
-}
 
 #[test]
 fn echo_replies_with_the_last_user_message_and_one_notice() {
@@ -176,49 +159,15 @@ fn a_model_call_outside_the_scope_fails_the_round() {
     assert_eq!(error(&outcome).0, "Tool");
 }
 
-struct FetchTool(ToolId, serde_json::Value);
-
-#[async_trait]
-impl Tool for FetchTool {
-    fn id(&self) -> &ToolId {
-        &self.0
-    }
-    fn description(&self) -> &str {
-        "Fetches a page"
-    }
-    fn parameters(&self) -> &serde_json::Value {
-        &self.1
-    }
-    async fn call(
-        &self,
-        _arguments: &str,
-        _cancel: &CancellationToken,
-    ) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::plain("page", Trust::Untrusted))
-    }
-}
-
-struct WebPlugin;
-
-#[async_trait]
-impl Plugin for WebPlugin {
-    fn id(&self) -> &str {
-        "acme/web"
-    }
-    async fn activate(
-        &self,
-        _activation: Activation,
-    ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
-        Ok(vec![Arc::new(FetchTool(
-            ToolId::new("acme/web/fetch"),
-            serde_json::json!({"type": "object"}),
-        ))])
-    }
-}
-
 fn web_host(turns: &str) -> Host {
+    let fetch = TestTool::new("acme/web/fetch")
+        .description("Fetches a page")
+        .schema(serde_json::json!({"type": "object"}))
+        .untrusted()
+        .output("page");
     let mut host = scripted(turns);
-    host.harness_mut().register(Arc::new(WebPlugin));
+    host.harness_mut()
+        .register(Arc::new(FixedPlugin::with_tools("acme/web", vec![fetch])));
     host
 }
 

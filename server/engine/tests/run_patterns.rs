@@ -1,13 +1,12 @@
 //! Lua patterns inside the engine's VMs: a backtracking pattern obeys the
 //! instruction budget and the cancellation, and ordinary uses still work.
 
-mod run_common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use promptforge_engine::host::Limits;
+use promptforge_engine::testing::*;
 use promptforge_engine::{run_text, Host, NoEvents, RunOptions, Store};
-use run_common::*;
 use tokio_util::sync::CancellationToken;
 
 const BACKTRACK: &str =
@@ -52,11 +51,7 @@ fn a_backtracking_method_call_hits_the_instruction_budget() {
 
 #[test]
 fn a_backtracking_pattern_is_stopped_by_cancellation() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let cancel = CancellationToken::new();
     let text = section(BACKTRACK);
     let options = RunOptions {

@@ -1,7 +1,6 @@
 //! The H1 pass, the walk, the scalar return rule, jump, call and fanout.
 
-mod run_common;
-use run_common::*;
+use promptforge_engine::testing::*;
 
 #[test]
 fn a_section_result_ends_the_run() {

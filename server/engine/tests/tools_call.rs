@@ -1,28 +1,15 @@
 //! Tools chapter, "Calling tools from Lua" to "Tool failures": tools.call, its
 //! arguments and errors, output kinds, trust, the output cut and cancellation.
 
-mod run_common;
-mod tools_common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use promptforge_engine::host::Limits;
-use promptforge_engine::run::identity::RunIdentity;
+use promptforge_engine::testing::*;
 use promptforge_engine::{RunOptions, Store};
-use run_common::*;
-use tools_common::*;
 
 fn fm(slots: &[(&str, &str)]) -> String {
     web_frontmatter(slots)
-}
-
-fn section(code: &str) -> String {
-    format!("## S\n\n{}", lua(code))
-}
-
-fn nonce() -> String {
-    RunIdentity::new(Some(1)).unwrap().nonce
 }
 
 fn one(tool: TestTool) -> TestHost {
@@ -37,7 +24,7 @@ fn tools_call_by_alias_or_tool_object_sends_the_table_as_json() {
     let log = tool.log();
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("local a = tools.call('fetch', { url = args })\nlocal b = tools.call(fetch, { url = args })\nreturn a .. '|' .. b"),
+        &section_body("local a = tools.call('fetch', { url = args })\nlocal b = tools.call(fetch, { url = args })\nreturn a .. '|' .. b"),
     );
     let outcome = run_on(&text, one(tool).host, "https://example.com", Some(1));
     assert_eq!(result(&outcome).as_deref(), Some("page text|page text"));
@@ -55,7 +42,9 @@ fn no_arguments_send_the_empty_object() {
     let log = tool.log();
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("tools.call('fetch')\ntools.call('fetch', nil)\nreturn tools.call('fetch', {})"),
+        &section_body(
+            "tools.call('fetch')\ntools.call('fetch', nil)\nreturn tools.call('fetch', {})",
+        ),
     );
     let outcome = run_on(&text, one(tool).host, "", Some(1));
     assert_eq!(result(&outcome).as_deref(), Some("output:{}"));
@@ -69,7 +58,7 @@ fn two_aliases_of_one_path_call_the_same_tool() {
     let log = tool.log();
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch"), ("getter", "acme/web/fetch")]),
-        &section("tools.call('fetch', {n = 1})\nreturn tools.call(getter, {n = 2})"),
+        &section_body("tools.call('fetch', {n = 1})\nreturn tools.call(getter, {n = 2})"),
     );
     assert_eq!(
         result(&run_on(&text, one(tool).host, "", Some(1))).as_deref(),
@@ -87,7 +76,9 @@ fn a_trusted_structured_tool_returns_a_table() {
         .output(r#"{"text":"typed","images":[]}"#);
     let text = prompt(
         &fm(&[("form", "acme/web/form")]),
-        &section("local r = tools.call('form', {})\nreturn r.text .. '|' .. tostring(#r.images)"),
+        &section_body(
+            "local r = tools.call('form', {})\nreturn r.text .. '|' .. tostring(#r.images)",
+        ),
     );
     assert_eq!(
         result(&run_on(&text, one(tool).host, "", Some(1))).as_deref(),
@@ -111,7 +102,7 @@ fn invalid_json_and_untrusted_structured_output_fail_with_kind_tool() {
             .untrusted()
             .output(r#"{"text":"typed"}"#),
     ] {
-        let text = prompt(&fm(&[("form", "acme/web/form")]), &section(code));
+        let text = prompt(&fm(&[("form", "acme/web/form")]), &section_body(code));
         assert_eq!(
             result(&run_on(&text, one(tool).host, "", Some(1))).as_deref(),
             Some(expected)
@@ -120,7 +111,7 @@ fn invalid_json_and_untrusted_structured_output_fail_with_kind_tool() {
     let tool = TestTool::new("acme/web/form").structured().output("nope");
     let text = prompt(
         &fm(&[("form", "acme/web/form")]),
-        &section("tools.call('form')"),
+        &section_body("tools.call('form')"),
     );
     assert_eq!(
         error(&run_on(&text, one(tool).host, "", Some(1))),
@@ -145,7 +136,7 @@ fn untrusted_output_arrives_in_the_envelope_and_trusted_output_unchanged() {
     let h = TestHost::new("", "acme/web", tools);
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch"), ("plain", "acme/web/local")]),
-        &section("local page = tools.call('fetch', { url = 'https://example.com' })\nlocal wrapped = string.find(page, '<untrusted_input_', 1, true) ~= nil\nvar.page = page\nreturn tostring(wrapped) .. '|' .. tools.call('plain')"),
+        &section_body("local page = tools.call('fetch', { url = 'https://example.com' })\nlocal wrapped = string.find(page, '<untrusted_input_', 1, true) ~= nil\nvar.page = page\nreturn tostring(wrapped) .. '|' .. tools.call('plain')"),
     );
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))).as_deref(),
@@ -160,7 +151,7 @@ fn untrusted_output_arrives_in_the_envelope_and_trusted_output_unchanged() {
     );
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("return tools.call('fetch')"),
+        &section_body("return tools.call('fetch')"),
     );
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))),
@@ -194,7 +185,7 @@ fn one_nonce_wraps_identically_across_chains_and_matches_untrusted() {
 #[test]
 fn a_failing_bound_tool_raises_kind_tool() {
     let code = "local ok, result = pcall(tools.call, 'fetch', { url = args })\nif not ok then\n  if result.kind == 'tool' then\n    return 'could not fetch the page: ' .. tostring(result)\n  end\n  error(result)\nend\nreturn result";
-    let text = prompt(&fm(&[("fetch", "acme/web/fetch")]), &section(code));
+    let text = prompt(&fm(&[("fetch", "acme/web/fetch")]), &section_body(code));
     let h = one(TestTool::new("acme/web/fetch").fails("timed out"));
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))).as_deref(),
@@ -202,7 +193,7 @@ fn a_failing_bound_tool_raises_kind_tool() {
     );
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("tools.call('fetch')"),
+        &section_body("tools.call('fetch')"),
     );
     let h = one(TestTool::new("acme/web/fetch").fails("timed out"));
     assert_eq!(
@@ -230,12 +221,12 @@ fn an_unbound_name_raises_unbound_tool_listing_the_bound_aliases() {
         ("fetch", "acme/web/fetch"),
     ];
     let code = "local ok, e = pcall(tools.call, 'fecth', {})\nlocal ok2, e2 = pcall(tools.call, 'missing')\nreturn e.kind .. '|' .. e.name .. '|' .. tostring(e) .. '|' .. tostring(e2)";
-    let text = prompt(&fm(&slots), &section(code));
+    let text = prompt(&fm(&slots), &section_body(code));
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))).as_deref(),
         Some("unbound_tool|fecth|tool \"fecth\" is not bound in this run; bound aliases: [search, fetch]|tool \"missing\" is not bound in this run; bound aliases: [search, fetch]")
     );
-    let text = prompt("", &section("tools.call('x')"));
+    let text = prompt("", &section_body("tools.call('x')"));
     assert_eq!(
         error(&run(&text, "")),
         (
@@ -253,7 +244,7 @@ fn the_engine_tool_names_fail_with_unbound_tool_even_over_a_local_tool() {
         let code = format!(
             "tools.add_local('{name}', 'd', {{}}, function() return 'local' end)\nlocal ok, e = pcall(tools.call, '{name}', {{}})\nreturn e.kind .. '|' .. e.name .. '|' .. tostring(e)"
         );
-        let outcome = run(&prompt("", &section(&code)), "");
+        let outcome = run(&prompt("", &section_body(&code)), "");
         assert_eq!(
             result(&outcome),
             Some(format!(
@@ -297,7 +288,7 @@ fn argument_errors_of_tools_call() {
         let log = tool.log();
         let caught =
             format!("local ok, e = pcall(function() {code} end)\nreturn type(e) .. ':' .. e");
-        let text = prompt(&fm(&[("fetch", "acme/web/fetch")]), &section(&caught));
+        let text = prompt(&fm(&[("fetch", "acme/web/fetch")]), &section_body(&caught));
         assert_eq!(
             result(&run_on(&text, one(tool).host, "", Some(1))),
             Some(format!("string:{message}")),
@@ -315,7 +306,7 @@ fn argument_errors_of_tools_call() {
 fn a_script_call_reaches_a_bound_tool_outside_the_scope() {
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("return tools.call('fetch', { a = 1 })"),
+        &section_body("return tools.call('fetch', { a = 1 })"),
     );
     assert_eq!(
         result(&run_on(
@@ -340,7 +331,7 @@ fn long_output_is_cut_at_the_limit() {
     });
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("return tools.call('fetch')"),
+        &section_body("return tools.call('fetch')"),
     );
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))).as_deref(),
@@ -371,7 +362,7 @@ fn cancelling_the_run_stops_a_hanging_tool_call_at_once() {
     let h = one(TestTool::new("acme/web/fetch").delay(Duration::from_secs(30), true));
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("local ok, e = pcall(tools.call, 'fetch')\nreturn 'caught'"),
+        &section_body("local ok, e = pcall(tools.call, 'fetch')\nreturn 'caught'"),
     );
     let options = RunOptions::default();
     let cancel = options.cancel.clone();
@@ -417,7 +408,7 @@ fn only_the_calling_chain_waits() {
 fn the_first_tool_call_makes_sys_model_readable() {
     let text = prompt(
         &fm(&[("fetch", "acme/web/fetch")]),
-        &section("local ok, e = pcall(function() return sys.model end)\ntools.call('fetch')\nreturn tostring(ok) .. '|' .. sys.model"),
+        &section_body("local ok, e = pcall(function() return sys.model end)\ntools.call('fetch')\nreturn tostring(ok) .. '|' .. sys.model"),
     );
     assert_eq!(
         result(&run_on(

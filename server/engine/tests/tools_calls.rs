@@ -1,12 +1,6 @@
 //! Tools chapter, "Counting calls": tools.calls and the run's calls per alias.
 
-mod run_common;
-mod tools_common;
-
-use std::collections::BTreeMap;
-
-use run_common::*;
-use tools_common::*;
+use promptforge_engine::testing::*;
 
 fn web(turns: &str) -> TestHost {
     TestHost::new(
@@ -26,10 +20,6 @@ fn slots() -> String {
         ("fetch", "acme/web/fetch"),
         ("other", "acme/web/other"),
     ])
-}
-
-fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-    pairs.iter().map(|(a, n)| ((*a).to_owned(), *n)).collect()
 }
 
 /// The sourced-answer example: "here fetch reads 0 when the model only searched".

@@ -1,30 +1,19 @@
-//! Tools chapter: the sentences no other suite checked (see `tests/TOOLS_CHAPTER.md`).
-//! Each test quotes the sentence it checks and was written from that sentence first.
-
-mod run_common;
-mod tools_common;
+//! Tools chapter: the sentences about Plugins, the catalog, aliases and Tool objects
+//! that no other suite checked (see `tests/TOOLS_CHAPTER.md`; scopes across sections,
+//! model rounds and handlers are in `tools_chapter_rounds.rs`). Each test quotes the
+//! sentence it checks and was written from that sentence first.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use promptforge_engine::harness::{
     Activation, ActivationError, OutputKind, Plugin, Tool, ToolError, ToolId, ToolOutput, Trust,
 };
 use promptforge_engine::input::ScriptedInput;
-use promptforge_engine::run::identity::RunIdentity;
-use promptforge_engine::{prepare, Host, RunOptions, Store};
-use run_common::*;
+use promptforge_engine::testing::*;
+use promptforge_engine::{Host, RunOptions, Store};
 use tokio_util::sync::CancellationToken;
-use tools_common::*;
-
-fn section(code: &str) -> String {
-    format!("## S\n\n{}", lua(code))
-}
-
-fn nonce() -> String {
-    RunIdentity::new(Some(1)).unwrap().nonce
-}
 
 /// What a [`Recording`] Plugin saw: activation order, the services' ids, its cancel signal and
 /// the run's filesystem.
@@ -132,18 +121,6 @@ impl Tool for FsTool {
     }
 }
 
-fn prompt_text(frontmatter: &str) -> String {
-    format!("---\nname: p\ndescription: d\npromptforge: 0\n{frontmatter}---\n\n# T\n")
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future)
-}
-
 /// How declarations are matched: "Prepare activates Plugins in the order declared, and their
 /// tools join the run's tool catalog in that order: by declaration first, then in each
 /// Plugin's own order." Tools at a glance: "Each declared Plugin is activated at prepare,
@@ -166,16 +143,8 @@ fn the_catalog_is_in_declaration_order_then_each_plugins_own_order() {
     )));
     host.harness_mut()
         .register(Arc::new(Recording::new("acme/c", &seen, &["acme/c/w"])));
-    let text = prompt_text("plugins:\n  - acme/b\n  - acme/a\n");
-    let analysis = promptforge_syntax::parse(&text);
-    let prepared = block_on(prepare(
-        &text,
-        &analysis,
-        &host,
-        Arc::new(Store::in_memory()),
-        CancellationToken::new(),
-    ))
-    .expect("prepared");
+    let text = prompt("plugins:\n  - acme/b\n  - acme/a\n", "");
+    let prepared = block_on(prepare_text(&text, &host)).expect("prepared");
     let paths: Vec<&str> = prepared
         .catalog
         .entries()
@@ -203,7 +172,7 @@ fn conflicting_plugins_neither_activates_and_the_earlier_declared_is_named_first
     )));
     let text = prompt(
         "plugins:\n  - acme/memfs\n  - acme/fs\n",
-        &section("var.ran = true\nreturn 'ran'"),
+        &section_body("var.ran = true\nreturn 'ran'"),
     );
     let outcome = run_on(&text, host, "", Some(1));
     assert_eq!(
@@ -239,7 +208,7 @@ fn a_plugins_tools_read_and_write_the_runs_own_filesystem() {
     }));
     let text = prompt(
         "plugins: [acme/fs]\ntools:\n  swap: acme/fs/swap\n",
-        &section("store.write('in.md', 'from lua')\nlocal got = tools.call('swap', { text = 'from the tool' })\nreturn got .. '|' .. store.read('out.md')"),
+        &section_body("store.write('in.md', 'from lua')\nlocal got = tools.call('swap', { text = 'from the tool' })\nreturn got .. '|' .. store.read('out.md')"),
     );
     let store = Arc::new(Store::in_memory());
     let outcome = run_with(
@@ -265,7 +234,7 @@ fn a_plugin_receives_the_hosts_services_and_the_runs_cancel_signal() {
     host.set_input(Some(Arc::new(ScriptedInput::new(Vec::<String>::new()))));
     host.harness_mut()
         .register(Arc::new(Recording::new("acme/x", &seen, &["acme/x/t"])));
-    let text = prompt("plugins: [acme/x]\n", &section("while true do end"));
+    let text = prompt("plugins: [acme/x]\n", &section_body("while true do end"));
     let options = RunOptions::default();
     let cancel = options.cancel.clone();
     std::thread::spawn(move || {
@@ -285,7 +254,7 @@ fn a_plugin_receives_the_hosts_services_and_the_runs_cancel_signal() {
     let mut host = Host::offline();
     host.harness_mut()
         .register(Arc::new(Recording::new("acme/x", &seen, &["acme/x/t"])));
-    let text = prompt("plugins: [acme/x]\n", &section("return 'ok'"));
+    let text = prompt("plugins: [acme/x]\n", &section_body("return 'ok'"));
     result(&run_on(&text, host, "", Some(1)));
     assert_eq!(
         seen.lock().unwrap().services,
@@ -302,7 +271,7 @@ fn a_slot_of_a_registered_but_undeclared_plugin_is_refused() {
     let h = TestHost::new("", "acme/web", vec![TestTool::new("acme/web/fetch")]);
     let text = prompt(
         "tools:\n  fetch: acme/web/fetch\n  again: acme/web/fetch\n",
-        &section("return tools.call('fetch')"),
+        &section_body("return tools.call('fetch')"),
     );
     assert_eq!(
         error(&run_on(&text, h.host, "", Some(1))),
@@ -330,7 +299,7 @@ fn only_declared_aliases_are_bound_and_aliases_match_exactly() {
     let code = "local ok1, e1 = pcall(tools.call, 'search', {})\nlocal ok2, e2 = pcall(tools.add, 'search')\nlocal ok3, e3 = pcall(tools.call, 'Fetch', {})\nreturn e1.kind .. '|' .. tostring(e1) .. '|' .. e2 .. '|' .. tostring(search) .. '|' .. e3.kind .. '|' .. e3.name";
     let text = prompt(
         &web_frontmatter(&[("fetch", "acme/web/fetch")]),
-        &section(code),
+        &section_body(code),
     );
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))).as_deref(),
@@ -353,7 +322,7 @@ fn the_catalog_description_reaches_the_model_whatever_its_length() {
     );
     let text = prompt(
         &web_frontmatter(&[("fetch", "acme/web/fetch")]),
-        &section(
+        &section_body(
             "tools.add('fetch')\nmodels.loop(messages.new():user('go'))\nreturn fetch.description",
         ),
     );
@@ -372,7 +341,7 @@ fn tool_objects_refuse_new_fields_and_have_no_methods() {
     let code = "local ok1, e1 = pcall(function() page.extra = 1 end)\nlocal ok2, e2 = pcall(function() page.wire_name = 'x' end)\nlocal ok3 = pcall(function() return page:call({}) end)\nlocal ok4 = pcall(function() return page:add() end)\nreturn tostring(ok1) .. '|' .. tostring(e1) .. '|' .. tostring(e2) .. '|' .. tostring(ok3) .. tostring(ok4) .. '|' .. page.wire_name";
     let text = prompt(
         &web_frontmatter(&[("page", "acme/web/fetch")]),
-        &section(code),
+        &section_body(code),
     );
     let out = result(&run_on(&text, h.host, "", Some(1))).unwrap();
     let parts: Vec<&str> = out.split('|').collect();
@@ -431,418 +400,24 @@ fn a_declared_alias_wins_over_a_shared_global_of_the_same_name() {
     );
 }
 
-fn web_pair(turns: &str) -> TestHost {
-    TestHost::new(
-        turns,
-        "acme/web",
-        vec![
-            TestTool::new("acme/web/search").description("catalog search"),
-            TestTool::new("acme/web/fetch").description("catalog fetch"),
-        ],
-    )
-}
-
-fn pair_slots() -> String {
-    web_frontmatter(&[("search", "acme/web/search"), ("fetch", "acme/web/fetch")])
-}
-
-/// Advertising tools to the model: "tools.always(alias) offers a bound tool in every section of
-/// the run. It is usually called from the H1 body ... but it works from any section: it records
-/// the alias in one prompt-wide list that every later section sees."
-#[test]
-fn tools_always_from_a_walked_section_reaches_every_later_section() {
-    let h = web_pair("- text: a\n- text: b\n- text: c\n");
-    let looped = "models.loop(messages.new():user('go'))";
-    let body = format!(
-        "## A\n\n{}## B\n\n{}## C\n\n{}",
-        lua(looped),
-        lua(&format!("tools.always('fetch', 'always fetch')\n{looped}")),
-        lua(&format!("{looped}\nreturn 'done'"))
-    );
-    result(&run_on(&prompt(&pair_slots(), &body), h.host, "", Some(1)));
-    let offered: Vec<Vec<(String, String)>> = h
-        .requests
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            r.tools
-                .iter()
-                .map(|t| (t.name.clone(), t.description.clone()))
-                .collect()
-        })
-        .collect();
-    let fetch = ("fetch".to_owned(), "always fetch".to_owned());
-    assert_eq!(offered, vec![vec![], vec![fetch.clone()], vec![fetch]]);
-}
-
-/// What each round offers: "a tools.add or tools.add_local call reaches the next round" and
-/// Local tools: "the tool is offered on the next model call without a separate tools.add."
-#[test]
-fn a_local_tool_registered_between_loops_reaches_the_next_round() {
-    let h = web_pair("- text: a\n- text: b\n");
-    let code = "local msgs = messages.new():user('go')\nmodels.loop(msgs)\ntools.add_local('note', 'Note', {}, function() return 'n' end)\nmsgs:user('again')\nmodels.loop(msgs)";
-    result(&run_on(
-        &prompt(&pair_slots(), &section(code)),
-        h.host,
-        "",
-        Some(1),
-    ));
-    assert_eq!(
-        TestHost::offered(&h.requests),
-        vec![Vec::<String>::new(), vec!["note".to_owned()]]
-    );
-}
-
-/// Trusted and untrusted output: "A run uses one nonce, 32 hex digits, for every wrap in every
-/// round and every chain, so identical untrusted content wraps identically" — across two walked
-/// sections and a model tool record of a third round.
-#[test]
-fn one_nonce_wraps_identically_across_sections_and_model_rounds() {
-    let h = TestHost::new(
-        "- calls:\n    - fetch: {}\n- calls:\n    - fetch: {}\n- text: done\n",
-        "acme/web",
-        vec![TestTool::new("acme/web/fetch").untrusted().output("same")],
-    );
-    let body = format!(
-        "## A\n\n{}## B\n\n{}",
-        lua("var.a = tools.call('fetch')"),
-        lua("tools.add('fetch')\nlocal b = tools.call('fetch')\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nreturn tostring(var.a == b and b == msgs[3].content and b == msgs[5].content) .. '|' .. b")
-    );
-    let text = prompt(&web_frontmatter(&[("fetch", "acme/web/fetch")]), &body);
-    let out = result(&run_on(&text, h.host, "", Some(1))).unwrap();
-    let n = nonce();
-    assert_eq!(n.len(), 32);
-    assert!(n.chars().all(|c| c.is_ascii_hexdigit()));
-    assert_eq!(out, format!("true|{}", envelope(&n, "same")));
-    // The model read the same wrap in its later rounds.
-    let requests = h.requests.lock().unwrap();
-    assert_eq!(requests[2].messages[2].content, envelope(&n, "same"));
-    assert_eq!(requests[2].messages[4].content, envelope(&n, "same"));
-}
-
-/// Counting calls: "The count goes to the calling section, under the alias the tool is bound
-/// to." — two aliases of one path count apart, and a call target's calls count in the target.
-#[test]
-fn counts_go_to_the_calling_section_under_the_alias_used() {
-    let h = TestHost::new("", "acme/web", vec![TestTool::new("acme/web/fetch")]);
-    let body = format!(
-        "## S\n\n{}### C\n\n---\n\n{}",
-        lua("tools.call('fetch')\ntools.call(getter)\ntools.call('getter')\nlocal inner = call('### C')\nreturn tools.calls.fetch .. tools.calls.getter .. '|' .. inner"),
-        lua("tools.call('fetch')\nreturn tools.calls.fetch .. tostring((pcall(function() return tools.calls.getter end)))")
-    );
-    let text = prompt(
-        &web_frontmatter(&[("fetch", "acme/web/fetch"), ("getter", "acme/web/fetch")]),
-        &body,
-    );
-    let outcome = run_on(&text, h.host, "", Some(1));
-    assert_eq!(result(&outcome).as_deref(), Some("12|1false"));
-}
-
-/// Calls outside the scope: the pcall example exactly as the chapter writes it, and "err.kind
-/// is out_of_scope_tool, err.name is the requested name, and tostring(err) lists the section's
-/// in-scope aliases."
-#[test]
-fn the_out_of_scope_pcall_example_as_written() {
-    let example = "local ok, err = pcall(models.loop, msgs)\nif not ok then\n  if err.kind == 'out_of_scope_tool' then\n    return 'the model asked for ' .. err.name .. ': ' .. tostring(err)\n  end\n  error(err)\nend";
-    let code = format!("tools.add('fetch')\nlocal msgs = messages.new():user('go')\n{example}");
-    let h = web_pair("- calls:\n    - search: {}\n");
-    assert_eq!(
-        result(&run_on(&prompt(&pair_slots(), &section(&code)), h.host, "", Some(1))).as_deref(),
-        Some("the model asked for search: tool \"search\" is not in this section's scope; in-scope aliases: [fetch] (alias is a bound tool slot but was not added to this section's scope)")
-    );
-    // Any other failure is raised again by error(err) and keeps its kind.
-    let h = web_pair("- calls:\n    - note: {}\n- text: x\n");
-    let code = format!(
-        "tools.add_local('note', 'd', {{}}, function() error({{ kind = 'mine' }}) end)\nlocal msgs = messages.new():user('go')\n{example}"
-    );
-    let outcome = run_on(&prompt(&pair_slots(), &section(&code)), h.host, "", Some(1));
-    assert!(outcome.error.is_some(), "{:?}", outcome.result);
-}
-
-/// What a handler can do: "it can use the store and every other suspending call, such as
-/// tools.call, models.infer, call, and input.ask, whether the model or a script called the
-/// tool."
-#[test]
-fn a_handler_can_use_models_infer_call_and_input_ask() {
-    let mut h = TestHost::new(
-        "- calls:\n    - helper: {}\n- text: inner1\n- text: done\n- text: inner2\n",
-        "acme/web",
-        vec![TestTool::new("acme/web/fetch").untrusted().output("page")],
-    );
-    h.host.set_input(Some(Arc::new(ScriptedInput::new([
-        "yes1".to_owned(),
-        "yes2".to_owned(),
-    ]))));
-    let code = "tools.add_local('helper', 'Helps', {}, function()\n  local m = models.infer('inner?')\n  local c = call('### C', 'x')\n  local a = input.ask('ok?')\n  store.append('log.md', m .. ';')\n  local f = tools.call('fetch')\n  return m .. ',' .. c .. ',' .. a .. ',' .. tostring(f == untrusted('page'))\nend)\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nlocal by_script = tools.call('helper')\nreturn msgs[3].content .. '|' .. by_script .. '|' .. store.read('log.md')";
-    let body = format!(
-        "## S\n\n{}### C\n\n---\n\n{}",
-        lua(code),
-        lua("return 'callee ' .. args")
-    );
-    let text = prompt(&web_frontmatter(&[("fetch", "acme/web/fetch")]), &body);
-    assert_eq!(
-        result(&run_on(&text, h.host, "", Some(1))).as_deref(),
-        Some("inner1,callee x,yes1,true|inner2,callee x,yes2,true|inner1;inner2;")
-    );
-}
-
-/// What a handler can do: "A handler that never returns still stops when the run is
-/// cancelled" — also when the model called it inside models.loop, and promptly.
-#[test]
-fn a_model_called_handler_that_never_returns_stops_on_cancel() {
-    let h = TestHost::new(
-        "- calls:\n    - spin: {}\n- text: never\n",
-        "acme/web",
-        vec![],
-    );
-    let code = "tools.add_local('spin', 'd', {}, function() while true do end end)\npcall(models.loop, messages.new():user('go'))\nreturn 'caught'";
-    let text = prompt("models:\n  w: {}\n", &section(code));
-    let options = RunOptions::default();
-    let cancel = options.cancel.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        cancel.cancel();
-    });
-    let started = Instant::now();
-    let outcome = run_with(&text, h.host, Arc::new(Store::in_memory()), options);
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(
-        outcome.error.as_ref().map(|e| e.kind.as_str()),
-        Some("Cancelled")
-    );
-}
-
-/// Segment rules: "-, _, and . are not interchangeable. The Harness looks ids up exactly, so
-/// acme/web-search, acme/web_search, and acme/web.search are three different Plugins." and
-/// "Names are kept exactly as written ... and compare byte for byte."
-#[test]
-fn ids_differing_only_in_separators_are_different_plugins() {
-    for declared in ["acme/web_search", "acme/web.search"] {
-        let h = TestHost::new("", "acme/web-search", vec![]);
-        let text = prompt(
-            &format!("plugins: [{declared}]\n"),
-            &section("return 'ran'"),
-        );
-        assert_eq!(
-            error(&run_on(&text, h.host, "", Some(1))),
-            (
-                "RequirementsUnmet".into(),
-                format!(
-                    "the environment cannot satisfy this prompt:\n- missing required Plugin: {declared}"
-                )
-            )
-        );
-    }
-    let h = TestHost::new("", "acme/web-search", vec![]);
-    let text = prompt("plugins: [acme/web-search]\n", &section("return 'ran'"));
-    assert_eq!(
-        result(&run_on(&text, h.host, "", Some(1))).as_deref(),
-        Some("ran")
-    );
-}
-
-/// Counting calls: "Every call attempt adds one to its alias's count when the call is made,
-/// before the tool runs, whether it comes from a script or the model and whether the tool is
-/// local or bound." — a handler reading its own count sees its call already counted.
-#[test]
-fn a_call_is_counted_before_the_tool_runs() {
-    let h = web_pair("- calls:\n    - t: {}\n- text: done\n");
-    let code = "tools.add_local('t', 'd', {}, function() return tostring(tools.calls.t) end)\nlocal first = tools.call('t')\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nreturn first .. '|' .. msgs[3].content .. '|' .. tools.calls.t";
-    assert_eq!(
-        result(&run_on(
-            &prompt(&pair_slots(), &section(code)),
-            h.host,
-            "",
-            Some(1)
-        ))
-        .as_deref(),
-        Some("1|2|2")
-    );
-}
-
-/// Calls outside the scope: "When the name is a bound tool slot in the run, the message ends
-/// with (alias is a bound tool slot ...). A name that is not bound anywhere gets the same
-/// message without that ending." Counting calls: the slot ending is for "a bound alias" only.
-/// A declared slot the catalog lacks is not bound ("the slot stays unbound").
-#[test]
-fn an_unbound_slot_gets_no_bound_slot_ending() {
-    let h = TestHost::new(
-        "- calls:\n    - gone: {}\n",
-        "acme/web",
-        vec![TestTool::new("acme/web/fetch")],
-    );
-    let fm = web_frontmatter(&[("fetch", "acme/web/fetch"), ("gone", "acme/web/gone")]);
-    let code = "tools.add('fetch')\ntools.call('fetch')\nlocal ok, e = pcall(function() return tools.calls.gone end)\nlocal ok2, e2 = pcall(models.loop, messages.new():user('go'))\nreturn e .. '\\n' .. tostring(e2)";
-    assert_eq!(
-        result(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))).as_deref(),
-        Some("tools.calls: \"gone\" has no seeded count; seeded aliases: [fetch] - check for typos or add it via tools.add\ntool \"gone\" is not in this section's scope; in-scope aliases: [fetch]")
-    );
-}
-
-/// Counting calls: "Failed and cancelled calls still count." — a call cancelled with the run
-/// is in the run's counts, for a script call and for a model tool call.
-#[test]
-fn a_cancelled_call_still_counts() {
-    for (code, turns) in [
-        ("tools.call('fetch')", ""),
-        (
-            "tools.add('fetch')\nmodels.loop(messages.new():user('go'))",
-            "- calls:\n    - fetch: {}\n- text: never\n",
-        ),
-    ] {
-        let h = TestHost::new(
-            turns,
-            "acme/web",
-            vec![TestTool::new("acme/web/fetch").delay(Duration::from_secs(30), false)],
-        );
-        let text = prompt(
-            &web_frontmatter(&[("fetch", "acme/web/fetch")]),
-            &section(code),
-        );
-        let options = RunOptions::default();
-        let cancel = options.cancel.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
-            cancel.cancel();
-        });
-        let outcome = run_with(&text, h.host, Arc::new(Store::in_memory()), options);
-        assert_eq!(error(&outcome).0, "Cancelled", "{code}");
-        assert_eq!(outcome.calls.get("fetch"), Some(&1), "{code}");
-    }
-}
-
-/// Advertising tools to the model: tools.always "records the alias in one prompt-wide list
-/// that every later section sees" — also when a call target records it, and a call target
-/// (a section of the run) sees the list too: "offers a bound tool in every section of the
-/// run".
-#[test]
-fn tools_always_in_a_call_target_reaches_later_sections_and_call_targets_see_the_list() {
-    let h = web_pair("- text: a\n- text: b\n- text: c\n");
-    let looped = "models.loop(messages.new():user('go'))";
-    let body = format!(
-        "## A\n\n{}### Setup\n\n---\n\n{}### Look\n\n---\n\n{}## B\n\n{}",
-        lua("call('### Setup')\ncall('### Look')"),
-        lua("tools.always('search')\nreturn 'set'"),
-        lua(looped),
-        lua(&format!("{looped}\n{looped}\nreturn 'done'"))
-    );
-    result(&run_on(&prompt(&pair_slots(), &body), h.host, "", Some(1)));
-    assert_eq!(
-        TestHost::offered(&h.requests),
-        vec![vec!["search"], vec!["search"], vec!["search"]]
-    );
-}
-
-/// What each round offers: "The scope is rebuilt for each round from the current bound slots
-/// and local tools, so the offered tools can change between model calls: a tools.add or
-/// tools.add_local call reaches the next round." — also a call a handler makes while
-/// models.loop runs.
-#[test]
-fn a_handler_scoping_a_tool_changes_the_next_round_of_the_same_loop() {
-    let h = web_pair("- calls:\n    - widen: {}\n- text: done\n");
-    let code = "tools.add_local('widen', 'Widen', {}, function()\n  tools.add('fetch', 'added by the handler')\n  tools.add_local('extra', 'Extra', {}, function() return 'e' end)\n  return 'widened'\nend)\nmodels.loop(messages.new():user('go'))";
-    result(&run_on(
-        &prompt(&pair_slots(), &section(code)),
-        h.host,
-        "",
-        Some(1),
-    ));
-    let requests = h.requests.lock().unwrap();
-    let second: Vec<(String, String)> = requests[1]
-        .tools
-        .iter()
-        .map(|t| (t.name.clone(), t.description.clone()))
-        .collect();
-    assert_eq!(requests.len(), 2);
-    assert_eq!(
-        second,
-        vec![
-            ("fetch".to_owned(), "added by the handler".to_owned()),
-            ("widen".to_owned(), "Widen".to_owned()),
-            ("extra".to_owned(), "Extra".to_owned()),
-        ]
-    );
-}
-
-/// Advertising tools to the model: "tools.add takes a single alias as a string or as a Tool
-/// object" and Description overrides: "tools.add(alias, description) sets it for the current
-/// section only" — a Tool object with an override.
-#[test]
-fn tools_add_takes_a_tool_object_with_an_override() {
-    let h = web_pair("- text: a\n");
-    let code = "tools.add(fetch, 'my fetch')\nmodels.loop(messages.new():user('go'))";
-    result(&run_on(
-        &prompt(&pair_slots(), &section(code)),
-        h.host,
-        "",
-        Some(1),
-    ));
-    let requests = h.requests.lock().unwrap();
-    assert_eq!(requests[0].tools.len(), 1);
-    assert_eq!(requests[0].tools[0].name, "fetch");
-    assert_eq!(requests[0].tools[0].description, "my fetch");
-}
-
-/// A tool whose own `wire_name` and listing marks differ from the defaults.
-struct OddTool {
-    id: ToolId,
-    schema: serde_json::Value,
-}
-
-#[async_trait]
-impl Tool for OddTool {
-    fn id(&self) -> &ToolId {
-        &self.id
-    }
-    fn wire_name(&self) -> &str {
-        "something_else"
-    }
-    fn description(&self) -> &str {
-        "Odd"
-    }
-    fn parameters(&self) -> &serde_json::Value {
-        &self.schema
-    }
-    fn trust(&self) -> Trust {
-        Trust::Trusted
-    }
-    async fn call(
-        &self,
-        _arguments: &str,
-        _cancel: &CancellationToken,
-    ) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput {
-            text: "odd".into(),
-            trust: Trust::Trusted,
-            kind: OutputKind::Plain,
-        })
-    }
-}
-
+/// A Host with `acme/odd`: `fetch`, a tool whose own `wire_name` and listing marks
+/// differ from the defaults, and `page`.
 fn odd_host() -> Host {
-    let seen = Arc::new(Mutex::new(Seen::default()));
+    let odd = TestTool::new("acme/odd/fetch")
+        .wire_name("something_else")
+        .description("Odd")
+        .declares(Trust::Trusted)
+        .output("odd")
+        .schema(serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}));
+    let page = TestTool::new("acme/odd/page")
+        .untrusted()
+        .schema(serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}));
     let mut host = Host::offline();
-    host.harness_mut().register(Arc::new(Recording {
-        id: "acme/odd".into(),
-        conflicts: Vec::new(),
-        seen,
-        make: Box::new(|_: &Activation| {
-            vec![
-                Arc::new(OddTool {
-                    id: ToolId::new("acme/odd/fetch"),
-                    schema: serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}),
-                }) as Arc<dyn Tool>,
-                Arc::new(TestTool::new("acme/odd/page").untrusted().schema(
-                    serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-                )) as Arc<dyn Tool>,
-            ]
-        }),
-    }));
+    host.harness_mut()
+        .register(Arc::new(FixedPlugin::with_tools(
+            "acme/odd",
+            vec![odd, page],
+        )));
     host
 }
 
@@ -856,7 +431,7 @@ const ODD_SLOTS: &str =
 #[test]
 fn tool_object_parameters_and_untrusted_ignore_the_tool() {
     let code = "local function show(t) return t.name .. ',' .. tostring(t.untrusted) .. ',' .. type(t.parameters) .. ',' .. tostring(next(t.parameters)) end\nreturn show(getter) .. '|' .. show(reader) .. '|' .. reader.wire_name";
-    let text = prompt(ODD_SLOTS, &section(code));
+    let text = prompt(ODD_SLOTS, &section_body(code));
     assert_eq!(
         result(&run_on(&text, odd_host(), "", Some(1))).as_deref(),
         Some("getter,false,table,nil|reader,false,table,nil|page")
@@ -868,7 +443,7 @@ fn tool_object_parameters_and_untrusted_ignore_the_tool() {
 /// reports another `Tool::wire_name()`.
 #[test]
 fn tool_object_wire_name_is_the_paths_last_segment() {
-    let text = prompt(ODD_SLOTS, &section("return getter.wire_name"));
+    let text = prompt(ODD_SLOTS, &section_body("return getter.wire_name"));
     assert_eq!(
         result(&run_on(&text, odd_host(), "", Some(1))).as_deref(),
         Some("fetch")
@@ -886,7 +461,13 @@ fn a_local_tool_may_take_the_alias_of_an_unbound_slot() {
     let fm = web_frontmatter(&[("fetch", "acme/web/fetch"), ("gone", "acme/web/gone")]);
     let code = "tools.add_local('gone', 'd', {}, function() return 'local' end)\nreturn tools.call('gone')";
     assert_eq!(
-        result(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))).as_deref(),
+        result(&run_on(
+            &prompt(&fm, &section_body(code)),
+            h.host,
+            "",
+            Some(1)
+        ))
+        .as_deref(),
         Some("local")
     );
 }
@@ -904,7 +485,13 @@ fn a_schema_that_is_not_an_object_fails_only_when_offered() {
     let fm = web_frontmatter(&[("fetch", "acme/web/fetch")]);
     let code = "local r = tools.call('fetch', { a = 1 })\nlocal reply = models.loop(messages.new():user('go'))\nreturn r .. '|' .. reply";
     assert_eq!(
-        result(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))).as_deref(),
+        result(&run_on(
+            &prompt(&fm, &section_body(code)),
+            h.host,
+            "",
+            Some(1)
+        ))
+        .as_deref(),
         Some("output:{\"a\":1}|ok")
     );
 }
@@ -926,7 +513,7 @@ fn a_conflict_with_an_optional_plugin_is_refused_too() {
     )));
     let text = prompt(
         "plugins:\n  - acme/fs\n  - ref: acme/memfs\n    optional: true\n",
-        &section("return 'ran'"),
+        &section_body("return 'ran'"),
     );
     assert_eq!(
         error(&run_on(&text, host, "", Some(1))),
@@ -956,5 +543,37 @@ fn the_h1_body_sees_alias_globals() {
     assert_eq!(
         result(&run_on(&text, h.host, "", Some(1))).as_deref(),
         Some("page,fetch,output:{\"h\":1}")
+    );
+}
+
+/// Segment rules: "-, _, and . are not interchangeable. The Harness looks ids up exactly, so
+/// acme/web-search, acme/web_search, and acme/web.search are three different Plugins." and
+/// "Names are kept exactly as written ... and compare byte for byte."
+#[test]
+fn ids_differing_only_in_separators_are_different_plugins() {
+    for declared in ["acme/web_search", "acme/web.search"] {
+        let h = TestHost::new("", "acme/web-search", vec![]);
+        let text = prompt(
+            &format!("plugins: [{declared}]\n"),
+            &section_body("return 'ran'"),
+        );
+        assert_eq!(
+            error(&run_on(&text, h.host, "", Some(1))),
+            (
+                "RequirementsUnmet".into(),
+                format!(
+                    "the environment cannot satisfy this prompt:\n- missing required Plugin: {declared}"
+                )
+            )
+        );
+    }
+    let h = TestHost::new("", "acme/web-search", vec![]);
+    let text = prompt(
+        "plugins: [acme/web-search]\n",
+        &section_body("return 'ran'"),
+    );
+    assert_eq!(
+        result(&run_on(&text, h.host, "", Some(1))).as_deref(),
+        Some("ran")
     );
 }

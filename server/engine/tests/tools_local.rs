@@ -1,12 +1,8 @@
 //! Tools chapter, "Local tools": tools.add_local, parameters, return values, what a
 //! handler can do, handler errors, registration errors, the H1 decision channel.
 
-mod run_common;
-mod tools_common;
-
-use run_common::*;
+use promptforge_engine::testing::*;
 use serde_json::json;
-use tools_common::*;
 
 fn web(turns: &str) -> TestHost {
     TestHost::new(
@@ -23,13 +19,9 @@ fn slots() -> String {
     web_frontmatter(&[("fetch", "acme/web/fetch"), ("broken", "acme/web/broken")])
 }
 
-fn section(code: &str) -> String {
-    format!("## S\n\n{}", lua(code))
-}
-
 fn run_web(code: &str, turns: &str) -> promptforge_engine::Outcome {
     run_on(
-        &prompt(&slots(), &section(code)),
+        &prompt(&slots(), &section_body(code)),
         web(turns).host,
         "",
         Some(1),
@@ -41,7 +33,7 @@ fn run_web(code: &str, turns: &str) -> promptforge_engine::Outcome {
 fn grab_example_returns_got_hi() {
     let code = "tools.add_local('grab', 'Grab a value', { value = 'string' }, function(a)\n  return 'got ' .. a.value\nend)\nlocal out = tools.call('grab', { value = 'hi' })\nreturn out";
     assert_eq!(
-        result(&run(&prompt("", &section(code)), "")).as_deref(),
+        result(&run(&prompt("", &section_body(code)), "")).as_deref(),
         Some("got hi")
     );
 }
@@ -53,7 +45,7 @@ fn grab_example_returns_got_hi() {
 fn lookup_schema_is_sorted_and_every_parameter_required() {
     let code = "tools.add_local('lookup', 'Find entries that match a query', { query = 'string', limit = { 'integer', 'maximum hits' } }, function(a)\n  return 'looking up ' .. a.query .. ', at most ' .. a.limit\nend)\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nreturn msgs[3].content";
     let h = web("- calls:\n    - lookup: { query: \"rust\", limit: 3 }\n- text: done\n");
-    let outcome = run_on(&prompt(&slots(), &section(code)), h.host, "", Some(1));
+    let outcome = run_on(&prompt(&slots(), &section_body(code)), h.host, "", Some(1));
     assert_eq!(
         result(&outcome).as_deref(),
         Some("looking up rust, at most 3")
@@ -79,7 +71,7 @@ fn params_types_and_the_empty_table() {
     let code = "tools.add_local('none', 'No args', {}, function() return 'x' end)\ntools.add_local('all', 'All', { s = 'string', i = {'integer'}, n = {'number', 'a number'}, b = 'boolean' }, function() return 'y' end)\nmodels.loop(messages.new():user('go'))";
     let h = web("- text: done\n");
     result(&run_on(
-        &prompt(&slots(), &section(code)),
+        &prompt(&slots(), &section_body(code)),
         h.host,
         "",
         Some(1),
@@ -103,7 +95,7 @@ fn local_tools_follow_the_bound_tools_in_registration_order() {
     let code = "tools.add_local('zeta', 'z', {}, function() return 'z' end)\ntools.add('fetch')\ntools.add_local('alpha', 'a', {}, function() return 'a' end)\nmodels.loop(messages.new():user('go'))";
     let h = web("- text: done\n");
     result(&run_on(
-        &prompt(&slots(), &section(code)),
+        &prompt(&slots(), &section_body(code)),
         h.host,
         "",
         Some(1),
@@ -121,17 +113,17 @@ fn local_tools_follow_the_bound_tools_in_registration_order() {
 fn the_scalar_return_rule_for_handlers() {
     let code = "local function reg(alias, f) tools.add_local(alias, 'd', {}, f) end\nreg('n', function() end)\nreg('i', function() return 42, 'ignored' end)\nreg('f', function() return 1.5 end)\nreg('b', function() return true end)\nreg('s', function() return 'text' end)\nlocal r = {}\nfor _, a in ipairs({'n', 'i', 'f', 'b', 's'}) do r[#r + 1] = '[' .. tools.call(a) .. ']' end\nreturn table.concat(r)";
     assert_eq!(
-        result(&run(&prompt("", &section(code)), "")).as_deref(),
+        result(&run(&prompt("", &section_body(code)), "")).as_deref(),
         Some("[][42][1.5][true][text]")
     );
     let code = "tools.add_local('t', 'd', {}, function() return {} end)\nlocal ok, e = pcall(tools.call, 't')\nreturn e";
     assert_eq!(
-        result(&run(&prompt("", &section(code)), "")).as_deref(),
+        result(&run(&prompt("", &section_body(code)), "")).as_deref(),
         Some("cannot return a table as a result")
     );
     let code = "tools.add_local('t', 'd', {}, function() return print end)\ntools.call('t')";
     assert_eq!(
-        error(&run(&prompt("", &section(code)), "")),
+        error(&run(&prompt("", &section_body(code)), "")),
         ("Lua".into(), "cannot return a function as a result".into())
     );
 }
@@ -142,7 +134,7 @@ fn the_scalar_return_rule_for_handlers() {
 fn the_handler_gets_a_fresh_table() {
     let code = "local seen\ntools.add_local('grab', 'd', { value = 'string' }, function(a)\n  seen = a\n  a.value = 'changed'\n  return a.value\nend)\nlocal mine = { value = 'hi' }\nlocal out = tools.call('grab', mine)\nreturn out .. '|' .. mine.value .. '|' .. tostring(seen ~= mine)";
     assert_eq!(
-        result(&run(&prompt("", &section(code)), "")).as_deref(),
+        result(&run(&prompt("", &section_body(code)), "")).as_deref(),
         Some("changed|hi|true")
     );
 }
@@ -235,7 +227,7 @@ fn a_handler_can_call_bound_tools_and_keeps_their_envelope() {
 fn handler_errors_are_raised_again_with_their_own_value() {
     let code = "tools.add_local('t', 'd', {}, function() error({ kind = 'mine', detail = 7 }) end)\nlocal ok, e = pcall(tools.call, 't')\nreturn type(e) .. '|' .. e.kind .. '|' .. e.detail";
     assert_eq!(
-        result(&run(&prompt("", &section(code)), "")).as_deref(),
+        result(&run(&prompt("", &section_body(code)), "")).as_deref(),
         Some("table|mine|7")
     );
     let code = "tools.add_local('t', 'd', {}, function() tools.call('broken') end)\nlocal ok, e = pcall(tools.call, 't')\nreturn e.kind .. '|' .. tostring(e)";
@@ -245,7 +237,7 @@ fn handler_errors_are_raised_again_with_their_own_value() {
     );
     let code = "tools.add_local('t', 'd', {}, function() error('boom', 0) end)\nlocal ok, e = pcall(tools.call, 't')\nreturn e";
     assert_eq!(
-        result(&run(&prompt("", &section(code)), "")).as_deref(),
+        result(&run(&prompt("", &section_body(code)), "")).as_deref(),
         Some("boom")
     );
     // Uncaught: a tool kind fails the run with Tool, a plain error with Lua.
@@ -256,7 +248,7 @@ fn handler_errors_are_raised_again_with_their_own_value() {
         ("Tool".into(), "tool call failure: timed out".into())
     );
     let code = "tools.add_local('t', 'd', {}, function()\n  error('boom')\nend)\ntools.call('t')";
-    let outcome = run(&prompt("", &section(code)), "");
+    let outcome = run(&prompt("", &section_body(code)), "");
     assert_eq!(error(&outcome), ("Lua".into(), "boom".into()));
     assert_eq!(
         outcome.error.unwrap().position.map(|p| p.line),
@@ -272,7 +264,7 @@ fn a_handler_error_ends_models_loop_with_its_own_value() {
     let turns = "- calls:\n    - t: {}\n    - fetch: {}\n- text: never\n";
     let code = "tools.add('fetch')\ntools.add_local('t', 'd', {}, function() error({ kind = 'mine' }) end)\nlocal msgs = messages.new():user('go')\nlocal ok, e = pcall(models.loop, msgs)\nreturn e.kind .. '|' .. #msgs .. '|' .. tools.calls.t .. tools.calls.fetch";
     let h = web(turns);
-    let outcome = run_on(&prompt(&slots(), &section(code)), h.host, "", Some(1));
+    let outcome = run_on(&prompt(&slots(), &section_body(code)), h.host, "", Some(1));
     assert_eq!(result(&outcome).as_deref(), Some("mine|1|10"));
     assert_eq!(h.requests.lock().unwrap().len(), 1, "the loop ended");
     let code = "tools.add_local('t', 'd', {}, function() tools.call('broken') end)\nmodels.loop(messages.new():user('go'))";
@@ -393,7 +385,7 @@ fn a_handler_that_never_returns_stops_when_the_run_is_cancelled() {
     });
     let started = Instant::now();
     let outcome = run_with(
-        &prompt("", &section(code)),
+        &prompt("", &section_body(code)),
         promptforge_engine::Host::offline(),
         Arc::new(Store::in_memory()),
         options,

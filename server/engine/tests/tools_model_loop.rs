@@ -1,26 +1,14 @@
 //! Tools chapter, "Model tool calls", "Calls outside the scope", "Tool failures" (model
 //! side) and `language.md` §4's argument check: the tool loop of models.loop.
 
-mod run_common;
-mod tools_common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use promptforge_engine::models::Role;
 use promptforge_engine::run::identity::RunIdentity;
+use promptforge_engine::testing::*;
 use promptforge_engine::{RunOptions, Store};
-use run_common::*;
 use serde_json::json;
-use tools_common::*;
-
-fn nonce() -> String {
-    RunIdentity::new(Some(1)).unwrap().nonce
-}
-
-fn section(code: &str) -> String {
-    format!("## S\n\n{}", lua(code))
-}
 
 fn url_schema() -> serde_json::Value {
     json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]})
@@ -43,7 +31,7 @@ fn one_call_then_a_reply_leaves_four_linked_records() {
     let code = "tools.add('fetch')\nlocal msgs = messages.new():user('What is Rust?')\nlocal reply = models.loop(msgs)\nlocal call = msgs[2].tool_calls[1]\nreturn table.concat({ #msgs, reply, msgs[2].role, '[' .. msgs[2].content .. ']', call.id, call.name, call.arguments, msgs[3].role, msgs[3].tool_call_id, msgs[3].name, msgs[4].role, msgs[4].content }, '|') .. '|' .. msgs[3].content";
     let text = prompt(
         &web_frontmatter(&[("fetch", "acme/web/fetch")]),
-        &section(code),
+        &section_body(code),
     );
     let outcome = run_on(&text, h.host, "", Some(1));
     assert_eq!(
@@ -83,10 +71,11 @@ fn every_call_of_a_batch_runs_in_order_and_lands_together() {
     );
     let code = "tools.add({'search', 'fetch'})\ntools.add_local('note', 'Note', { text = 'string' }, function(a) return 'noted ' .. a.text end)\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nlocal out = {}\nfor i = 1, #msgs do\n  local m = msgs[i]\n  out[#out + 1] = m.role .. ':' .. (m.name or '') .. ':' .. (m.tool_call_id or '') .. ':' .. m.content\nend\nreturn table.concat(out, '\\n')";
     let fm = web_frontmatter(&[("search", "acme/web/search"), ("fetch", "acme/web/fetch")]);
-    let outcome = run_on(&prompt(&fm, &section(code)), h.host, "", Some(1));
-    assert_eq!(
-        result(&outcome).as_deref(),
-        Some("user:::go\nassistant:::\ntool:fetch:call_1_1:output:{\"n\":1}\ntool:note:call_1_2:noted a\ntool:search:call_1_3:results\ntool:fetch:call_1_4:output:{\"n\":2}\nassistant:::done")
+    let outcome = run_on(&prompt(&fm, &section_body(code)), h.host, "", Some(1));
+    // The conversation, one `role:name:tool_call_id:content` record per line.
+    insta::assert_snapshot!(
+        "batch_records_in_call_order",
+        result(&outcome).expect("a result")
     );
     assert_eq!(*fetch_log.lock().unwrap(), [r#"{"n":1}"#, r#"{"n":2}"#]);
     assert_eq!(search_log.lock().unwrap().len(), 1);
@@ -107,7 +96,13 @@ fn structured_and_trusted_output_go_to_the_model_as_text() {
     let code = "tools.add('form')\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nreturn msgs[3].content";
     let fm = web_frontmatter(&[("form", "acme/web/form")]);
     assert_eq!(
-        result(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))).as_deref(),
+        result(&run_on(
+            &prompt(&fm, &section_body(code)),
+            h.host,
+            "",
+            Some(1)
+        ))
+        .as_deref(),
         Some(r#"{"text":"typed","images":[]}"#)
     );
 }
@@ -124,7 +119,7 @@ fn a_failing_bound_tool_becomes_wrapped_failure_text_and_the_loop_continues() {
     );
     let code = "tools.add('fetch')\nlocal msgs = messages.new():user('go')\nlocal reply = models.loop(msgs)\nreturn reply .. '|' .. tools.calls.fetch .. '|' .. msgs[3].content";
     let fm = web_frontmatter(&[("fetch", "acme/web/fetch")]);
-    let outcome = run_on(&prompt(&fm, &section(code)), h.host, "", Some(1));
+    let outcome = run_on(&prompt(&fm, &section_body(code)), h.host, "", Some(1));
     assert_eq!(
         result(&outcome),
         Some(format!("sorry|1|{}", envelope(&nonce(), "timed out")))
@@ -146,7 +141,7 @@ fn an_out_of_scope_name_fails_the_whole_batch_before_anything_runs() {
     );
     let code = "tools.add('fetch')\nlocal ran = false\ntools.add_local('note', 'd', {}, function() ran = true return 'x' end)\nlocal msgs = messages.new():user('go')\nlocal ok, err = pcall(models.loop, msgs)\nif not ok then\n  if err.kind == 'out_of_scope_tool' then\n    return 'the model asked for ' .. err.name .. ': ' .. tostring(err) .. '|' .. tostring(ran) .. '|' .. #msgs .. '|' .. tostring(tools.calls)\n  end\n  error(err)\nend";
     let fm = web_frontmatter(&[("fetch", "acme/web/fetch")]);
-    let outcome = run_on(&prompt(&fm, &section(code)), h.host, "", Some(1));
+    let outcome = run_on(&prompt(&fm, &section_body(code)), h.host, "", Some(1));
     assert_eq!(
         result(&outcome).as_deref(),
         Some("the model asked for browse: tool \"browse\" is not in this section's scope; in-scope aliases: [fetch, note]|false|1|nil")
@@ -170,7 +165,7 @@ fn a_bound_alias_left_out_of_scope_gets_the_slot_ending() {
     let fm = web_frontmatter(&[("fetch", "acme/web/fetch"), ("search", "acme/web/search")]);
     let code = "tools.always('fetch')\nmodels.loop(messages.new():user('go'))";
     assert_eq!(
-        error(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))),
+        error(&run_on(&prompt(&fm, &section_body(code)), h.host, "", Some(1))),
         (
             "Tool".into(),
             "tool \"search\" is not in this section's scope; in-scope aliases: [fetch] (alias is a bound tool slot but was not added to this section's scope)".into()
@@ -193,7 +188,7 @@ fn arguments_that_break_the_schema_never_reach_the_tool() {
     );
     let code = "tools.add('fetch')\nlocal ran = false\ntools.add_local('look', 'd', { q = 'string' }, function() ran = true return 'x' end)\nlocal msgs = messages.new():user('go')\nmodels.loop(msgs)\nlocal out = {}\nfor i = 3, 7 do out[#out + 1] = msgs[i].content end\nreturn table.concat(out, '\\n') .. '|' .. tools.calls.fetch .. tools.calls.look .. tostring(ran)";
     let fm = web_frontmatter(&[("fetch", "acme/web/fetch")]);
-    let outcome = run_on(&prompt(&fm, &section(code)), h.host, "", Some(1));
+    let outcome = run_on(&prompt(&fm, &section_body(code)), h.host, "", Some(1));
     let n = nonce();
     let lines = [
         envelope(&n, "invalid arguments for tool \"fetch\": the arguments are not valid JSON"),
@@ -224,7 +219,13 @@ fn the_round_cap_ends_a_loop_that_never_replies() {
     );
     let code = "tools.add('fetch')\nlocal ok, e = pcall(models.loop, messages.new():user('go'))\nreturn e.kind .. '|' .. tostring(e) .. '|' .. tools.calls.fetch";
     assert_eq!(
-        result(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))).as_deref(),
+        result(&run_on(
+            &prompt(&fm, &section_body(code)),
+            h.host,
+            "",
+            Some(1)
+        ))
+        .as_deref(),
         Some("tool|tool loop reached its round cap of 2 rounds without a final reply|2")
     );
 }
@@ -237,7 +238,7 @@ fn an_engine_tool_name_is_never_offered_as_a_local_alias() {
     let h = TestHost::new("- calls:\n    - task: {}\n", "acme/web", vec![]);
     let code = "tools.add_local('task', 'd', {}, function() return 'local' end)\ntools.add_local('other', 'd', {}, function() return 'o' end)\nlocal ok, e = pcall(models.loop, messages.new():user('go'))\nreturn e.kind .. '|' .. tostring(e)";
     let outcome = run_on(
-        &prompt("models:\n  w: {}\n", &section(code)),
+        &prompt("models:\n  w: {}\n", &section_body(code)),
         h.host,
         "",
         Some(1),
@@ -268,7 +269,7 @@ fn cancelling_stops_a_hanging_tool_inside_models_loop() {
     });
     let started = Instant::now();
     let outcome = run_with(
-        &prompt(&fm, &section(code)),
+        &prompt(&fm, &section_body(code)),
         h.host,
         Arc::new(Store::in_memory()),
         options,
@@ -290,7 +291,13 @@ fn a_handle_loop_runs_tool_calls_too() {
     let fm = web_frontmatter(&[("getter", "acme/web/fetch")]);
     let code = "tools.add('getter')\nlocal msgs = messages.new():user('go')\nw:loop(msgs)\nreturn msgs[3].content";
     assert_eq!(
-        result(&run_on(&prompt(&fm, &section(code)), h.host, "", Some(1))).as_deref(),
+        result(&run_on(
+            &prompt(&fm, &section_body(code)),
+            h.host,
+            "",
+            Some(1)
+        ))
+        .as_deref(),
         Some("output:{\"a\":1}")
     );
     let requests = h.requests.lock().unwrap();

@@ -1,12 +1,8 @@
 //! Tools chapter, "Advertising tools to the model" to "Scope errors": tools.always,
 //! tools.add, scope order, description overrides, what each round offers.
 
-mod run_common;
-mod tools_common;
-
-use run_common::*;
+use promptforge_engine::testing::*;
 use serde_json::json;
-use tools_common::*;
 
 fn web(turns: &str) -> TestHost {
     TestHost::new(

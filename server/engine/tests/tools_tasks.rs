@@ -1,12 +1,7 @@
 //! `language.md` §8, Tasks: tools.allow_tasks and the Engine's task tools.
 
-mod run_common;
-mod tools_common;
-
+use promptforge_engine::testing::*;
 use std::time::Duration;
-
-use run_common::*;
-use tools_common::*;
 
 fn host(turns: &str) -> TestHost {
     TestHost::new(
@@ -88,9 +83,10 @@ fn task_status_and_task_cancel() {
     let code = format!("tools.allow_tasks({{'## Slow', '## Broken', '## Hang'}})\n{CONTENTS}");
     let body = format!("## S\n\n{}{}", lua(&code), workers());
     let outcome = run_on(&prompt(&fm(), &body), host(turns).host, "", Some(1));
-    assert_eq!(
-        result(&outcome).as_deref(),
-        Some("t1\nrunning\nt2\nt3\ncancelled\nt1: done: slow done\nt2: failed: worker broke\nt3: cancelled\ndone: slow done\nno task has the id \"t9\"")
+    // The tool records of the loop, one per line.
+    insta::assert_snapshot!(
+        "task_status_and_task_cancel_records",
+        result(&outcome).expect("a result")
     );
 }
 

@@ -2,14 +2,11 @@
 //! addresses allowed: HTML to Markdown, charsets, redirects, the size and time
 //! limits, cancellation and the short failure texts.
 
-#[path = "support/http.rs"]
-mod http;
-
 use std::time::{Duration, Instant};
 
-use http::{Reply, Server};
 use promptforge_engine::harness::{Tool, ToolError, ToolOutput, Trust};
 use promptforge_engine::plugins::web::{AddressPolicy, FetchSettings, FetchTool};
+use promptforge_engine::testing::http::{refusing_url, Reply, Server};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -262,7 +259,7 @@ async fn an_error_status_fails_shortly() {
 
 #[tokio::test]
 async fn a_closed_port_fails_shortly() {
-    let url = http::refusing_url().await;
+    let url = refusing_url().await;
     assert_eq!(
         fetch(&url).await.unwrap_err().message,
         "fetch failed: could not connect to 127.0.0.1"

@@ -3,20 +3,12 @@
 //! conversion and aborted the whole process. Every fetch here runs on a tokio worker
 //! thread with the default 2 MiB stack; the page comes back flattened, with a note.
 
-#[path = "support/http.rs"]
-mod http;
-mod run_common;
-
-use std::path::Path;
-
-use http::{Reply, Server};
 use promptforge_engine::harness::{Tool, ToolOutput, Trust};
-use promptforge_engine::host::Config;
 use promptforge_engine::plugins::web::content::MAX_DEPTH;
 use promptforge_engine::plugins::web::messages;
 use promptforge_engine::plugins::web::{AddressPolicy, FetchSettings, FetchTool};
-use promptforge_engine::Host;
-use run_common::*;
+use promptforge_engine::testing::http::{Reply, Server};
+use promptforge_engine::testing::*;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -25,10 +17,8 @@ const WORKER_STACK: usize = 2 * 1024 * 1024;
 
 /// A runtime whose workers have [`WORKER_STACK`].
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    runtime_builder()
         .thread_stack_size(WORKER_STACK)
-        .enable_all()
         .build()
         .expect("a runtime")
 }
@@ -124,24 +114,9 @@ fn a_deep_page_cut_at_the_size_limit_carries_both_notes() {
     );
 }
 
-fn page_fetcher() -> String {
-    prompt(
-        "plugins:\n  - promptforge/web\ntools:\n  fetch: promptforge/web/fetch\n",
-        &format!(
-            "## Fetch\n\n{}",
-            lua("return tools.call('fetch', { url = args })")
-        ),
-    )
-}
-
 #[test]
 fn a_prompt_fetching_a_hostile_page_runs_to_its_end() {
-    let config = Config::parse(
-        "[web]\nallow_private_addresses = true\n",
-        Path::new("promptforge.toml"),
-    )
-    .unwrap();
-    let host = Host::with_env(config, &|_| None).unwrap();
+    let host = web_config_host(true);
     let runtime = runtime();
     let server = runtime.block_on(Server::start(vec![Reply::body(
         200,

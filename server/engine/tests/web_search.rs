@@ -2,20 +2,16 @@
 //! Brave Search API: the request as sent, the formatted results, the parameter
 //! bounds, a missing key variable, and search left out when it is not configured.
 
-#[path = "support/http.rs"]
-mod http;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http::{Reply, Server};
-use promptforge_engine::harness::{
-    Activation, Plugin, Services, Tool, ToolError, ToolOutput, Trust,
-};
+use promptforge_engine::harness::{Plugin, Tool, ToolError, ToolOutput, Trust};
 use promptforge_engine::host::Config;
 use promptforge_engine::plugins::web::{WebPlugin, PLUGIN_ID};
-use promptforge_engine::{Host, Store};
+use promptforge_engine::testing::activation;
+use promptforge_engine::testing::http::{refusing_url, Reply, Server};
+use promptforge_engine::Host;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -53,11 +49,7 @@ fn plugin(endpoint: &str, env: &[(&str, &str)]) -> WebPlugin {
 
 async fn tools_of(plugin: &dyn Plugin) -> Vec<Arc<dyn Tool>> {
     plugin
-        .activate(Activation::new(
-            Arc::new(Store::in_memory()),
-            CancellationToken::new(),
-            Services::default(),
-        ))
+        .activate(activation(&CancellationToken::new()))
         .await
         .unwrap()
 }
@@ -102,12 +94,7 @@ async fn a_search_sends_the_brave_request_and_lists_the_results() {
     .await
     .unwrap();
     assert_eq!(output.trust, Trust::Untrusted);
-    assert_eq!(
-        output.text,
-        "1. Asynchronous Programming in Rust\n   https://rust-lang.github.io/async-book/\n   A book about async & await in Rust.\n\n\
-         2. Tokio - An asynchronous Rust runtime\n   https://tokio.rs/\n   Tokio is an event-driven, non-blocking I/O platform.\n\n\
-         3. No description\n   https://example.org/bare"
-    );
+    insta::assert_snapshot!("brave_results_as_listed", output.text);
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     let request = &requests[0];
@@ -200,7 +187,7 @@ async fn service_failures_are_short() {
             .message,
         "search failed: the search service sent an unreadable reply"
     );
-    let closed = search_tool(&http::refusing_url().await).await;
+    let closed = search_tool(&refusing_url().await).await;
     assert_eq!(
         search(closed.as_ref(), json!({"query": "a"}))
             .await

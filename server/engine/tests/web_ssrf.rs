@@ -5,12 +5,9 @@
 //! server listens there and must see no connection at all. The other ranges are
 //! refused before any packet is sent, so nothing leaves the machine.
 
-#[path = "support/http.rs"]
-mod http;
-
-use http::{Reply, Server};
 use promptforge_engine::harness::Tool;
 use promptforge_engine::plugins::web::{AddressPolicy, FetchSettings, FetchTool};
+use promptforge_engine::testing::http::{Reply, Server};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

@@ -146,93 +146,9 @@ impl Catalog {
 }
 
 #[cfg(test)]
-pub(crate) mod testing {
-    //! Plugins and tools for the engine's own tests.
-
-    use super::*;
-    use async_trait::async_trait;
-    use tokio_util::sync::CancellationToken;
-
-    /// A tool echoing its arguments.
-    pub struct FixedTool {
-        pub id: ToolId,
-        pub description: String,
-        pub parameters: serde_json::Value,
-    }
-
-    impl FixedTool {
-        pub fn shared(path: &str) -> Arc<dyn Tool> {
-            Arc::new(FixedTool {
-                id: ToolId::new(path),
-                description: format!("the tool {path}"),
-                parameters: serde_json::json!({"type": "object"}),
-            })
-        }
-    }
-
-    #[async_trait]
-    impl Tool for FixedTool {
-        fn id(&self) -> &ToolId {
-            &self.id
-        }
-        fn description(&self) -> &str {
-            &self.description
-        }
-        fn parameters(&self) -> &serde_json::Value {
-            &self.parameters
-        }
-        async fn call(
-            &self,
-            arguments: &str,
-            _cancel: &CancellationToken,
-        ) -> Result<ToolOutput, ToolError> {
-            Ok(ToolOutput::plain(arguments, Trust::Trusted))
-        }
-    }
-
-    /// A Plugin with fixed tools, conflicts and activation outcome.
-    pub struct FixedPlugin {
-        pub id: String,
-        pub tools: Vec<String>,
-        pub conflicts: Vec<String>,
-        pub failure: Option<String>,
-    }
-
-    impl FixedPlugin {
-        pub fn new(id: &str, tools: &[&str]) -> Self {
-            FixedPlugin {
-                id: id.to_owned(),
-                tools: tools.iter().map(|t| (*t).to_owned()).collect(),
-                conflicts: Vec::new(),
-                failure: None,
-            }
-        }
-    }
-
-    #[async_trait]
-    impl Plugin for FixedPlugin {
-        fn id(&self) -> &str {
-            &self.id
-        }
-        fn conflicts(&self) -> Vec<String> {
-            self.conflicts.clone()
-        }
-        async fn activate(
-            &self,
-            _activation: Activation,
-        ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
-            if let Some(reason) = &self.failure {
-                return Err(ActivationError::new(reason.clone()));
-            }
-            Ok(self.tools.iter().map(|t| FixedTool::shared(t)).collect())
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::testing::FixedTool;
     use super::*;
+    use crate::testing::tools::{FixedPlugin, TestTool};
 
     #[test]
     fn catalog_admits_only_tools_under_the_plugin_id() {
@@ -240,9 +156,9 @@ mod tests {
         let refused = catalog.admit(
             "acme/web",
             vec![
-                FixedTool::shared("acme/web/fetch"),
-                FixedTool::shared("acme/web2/fetch"),
-                FixedTool::shared("acme/web/search"),
+                TestTool::new("acme/web/fetch").shared(),
+                TestTool::new("acme/web2/fetch").shared(),
+                TestTool::new("acme/web/search").shared(),
             ],
         );
         assert_eq!(
@@ -264,7 +180,7 @@ mod tests {
     #[test]
     fn harness_looks_ids_up_exactly() {
         let mut harness = Harness::new();
-        harness.register(Arc::new(testing::FixedPlugin::new("acme/web-search", &[])));
+        harness.register(Arc::new(FixedPlugin::new("acme/web-search", &[])));
         assert!(harness.get("acme/web-search").is_some());
         assert!(harness.get("acme/web_search").is_none());
         assert_eq!(harness.ids(), ["acme/web-search"]);

@@ -1,9 +1,12 @@
-//! A real HTTP/1.1 server on 127.0.0.1 for the provider tests: it parses each request
-//! (request line, headers, body), records it, and answers with a scripted reply, a
-//! stream being written as separate `Transfer-Encoding: chunked` chunks with small
-//! delays between them.
-
-#![allow(dead_code)]
+//! The workspace's one loopback HTTP test server: a real HTTP/1.1 server on
+//! 127.0.0.1 that parses each request (request line, headers, body), records it,
+//! and answers with a scripted reply, either the n-th reply for the n-th request or
+//! the reply listed for the request's path. A stream is written as separate
+//! `Transfer-Encoding: chunked` chunks with small delays between them.
+//!
+//! Async tests start it on their own runtime ([`Server::start`], [`Server::serve`]);
+//! tests without one (e.g. those running the `promptforge` binary) start it on a
+//! runtime of its own ([`Server::serve_blocking`]).
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::runtime::Runtime;
 use tokio::task::{JoinHandle, JoinSet};
 
 /// The sizes the stream bodies are cut into, in turn: boundaries land inside event
@@ -116,12 +120,52 @@ impl Reply {
     }
 }
 
+/// How the server picks the reply to a request.
+#[derive(Debug, Clone)]
+pub enum Answers {
+    /// The n-th request read gets the n-th reply; a 500 past the end.
+    InOrder(Vec<Reply>),
+    /// A request gets the reply listed for its whole target (`/path?query`), else
+    /// the one listed for its path; a 404 when neither is listed.
+    ByPath(Vec<(String, Reply)>),
+}
+
+impl Answers {
+    /// Replies by path, from `(path, reply)` pairs.
+    pub fn by_path<'a>(routes: impl IntoIterator<Item = (&'a str, Reply)>) -> Answers {
+        Answers::ByPath(
+            routes
+                .into_iter()
+                .map(|(path, reply)| (path.to_owned(), reply))
+                .collect(),
+        )
+    }
+
+    /// The reply to the `n`-th request (from 0), whose target is `target`.
+    fn pick(&self, n: usize, target: &str) -> Reply {
+        match self {
+            Answers::InOrder(replies) => replies
+                .get(n)
+                .cloned()
+                .unwrap_or_else(|| Reply::json(500, "no scripted reply")),
+            Answers::ByPath(routes) => {
+                let path = target.split('?').next().unwrap_or("/");
+                let find = |wanted: &str| routes.iter().find(|(p, _)| p == wanted);
+                find(target)
+                    .or_else(|| find(path))
+                    .map(|(_, reply)| reply.clone())
+                    .unwrap_or_else(|| Reply::body(404, "text/plain", "not found"))
+            }
+        }
+    }
+}
+
 /// One request as the server read it.
 #[derive(Debug, Clone)]
 pub struct Recorded {
     /// The method, e.g. `POST`.
     pub method: String,
-    /// The request target, e.g. `/v1/chat/completions`.
+    /// The request target, e.g. `/v1/chat/completions` (with its query, if any).
     pub path: String,
     /// The headers, names lowercased, in order.
     pub headers: Vec<(String, String)>,
@@ -152,17 +196,24 @@ pub struct Server {
     requests: Arc<Mutex<Vec<Recorded>>>,
     accepted: Arc<AtomicUsize>,
     task: JoinHandle<()>,
+    /// The server's own runtime, when it was started by [`Server::serve_blocking`].
+    runtime: Option<Runtime>,
 }
 
 impl Server {
     /// Starts a server answering the n-th request with `replies[n]` (a 500 past the end).
     pub async fn start(replies: Vec<Reply>) -> Server {
+        Server::serve(Answers::InOrder(replies)).await
+    }
+
+    /// Starts a server on the current tokio runtime, answering as `answers` says.
+    pub async fn serve(answers: Answers) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local address");
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let replies = Arc::new(replies);
+        let answers = Arc::new(answers);
         let count = Arc::new(AtomicUsize::new(0));
         let recorded = requests.clone();
         let accepted = Arc::new(AtomicUsize::new(0));
@@ -171,19 +222,15 @@ impl Server {
             let mut connections = JoinSet::new();
             while let Ok((socket, _)) = listener.accept().await {
                 accepting.fetch_add(1, Ordering::SeqCst);
-                let (replies, count, recorded) = (replies.clone(), count.clone(), recorded.clone());
+                let (answers, count, recorded) = (answers.clone(), count.clone(), recorded.clone());
                 connections.spawn(async move {
-                    let Some(request) = read_request(socket).await else {
+                    let Some((socket, request)) = read_request(socket).await else {
                         return;
                     };
-                    let (socket, request) = request;
+                    let target = request.path.clone();
                     recorded.lock().unwrap().push(request);
                     let n = count.fetch_add(1, Ordering::SeqCst);
-                    let reply = replies
-                        .get(n)
-                        .cloned()
-                        .unwrap_or_else(|| Reply::json(500, "no scripted reply"));
-                    let _ = write_reply(socket, &reply).await;
+                    let _ = write_reply(socket, &answers.pick(n, &target)).await;
                 });
             }
         });
@@ -192,7 +239,21 @@ impl Server {
             requests,
             accepted,
             task,
+            runtime: None,
         }
+    }
+
+    /// Starts a server on a runtime of its own, for a test that has none; the
+    /// runtime stops with the server.
+    pub fn serve_blocking(answers: Answers) -> Server {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime for the server");
+        let mut server = runtime.block_on(Server::serve(answers));
+        server.runtime = Some(runtime);
+        server
     }
 
     /// `http://127.0.0.1:{port}`.
@@ -219,11 +280,19 @@ impl Server {
     pub fn requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
     }
+
+    /// The target (`/path?query`) of every request read so far, in order.
+    pub fn targets(&self) -> Vec<String> {
+        self.requests().into_iter().map(|r| r.path).collect()
+    }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 
