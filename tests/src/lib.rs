@@ -3,7 +3,8 @@
 //!
 //! The binary belongs to another package, so `CARGO_BIN_EXE_promptforge` does not
 //! exist here: [`binary`] builds it once per test process with
-//! `cargo build -p promptforge --message-format=json` and takes the executable's
+//! `cargo build -p promptforge --features promptforge/fault-injection
+//! --message-format=json` and takes the executable's
 //! path from cargo's own report, which honours every way of moving the target
 //! folder (`CARGO_TARGET_DIR`, `build.target-dir`, ...).
 
@@ -12,8 +13,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+pub mod agreement;
 pub mod diff;
-pub mod http;
 pub mod lsp_client;
 
 /// The workspace's root folder.
@@ -43,6 +44,9 @@ fn build_binary() -> PathBuf {
             "promptforge",
             "--bin",
             "promptforge",
+            // The protocol tests make handlers panic or wait on purpose.
+            "--features",
+            "promptforge/fault-injection",
             "--message-format=json",
         ])
         .output()

@@ -102,10 +102,20 @@ impl LspClient {
 
     /// `initialize` then `initialized`; returns the server's capabilities.
     pub fn initialize(&mut self, capabilities: Value) -> Value {
+        self.initialize_with(capabilities, Value::Null)
+    }
+
+    /// `initialize` with `initializationOptions`, then `initialized`.
+    pub fn initialize_with(&mut self, capabilities: Value, options: Value) -> Value {
         let result = self
             .request(
                 "initialize",
-                json!({ "processId": null, "rootUri": null, "capabilities": capabilities }),
+                json!({
+                    "processId": null,
+                    "rootUri": null,
+                    "capabilities": capabilities,
+                    "initializationOptions": options,
+                }),
             )
             .expect("initialize succeeds");
         self.notify("initialized", json!({}));

@@ -206,11 +206,36 @@ fn linked_folders_are_not_followed() {
 }
 
 #[test]
-fn examples_are_clean() {
-    let run = run_in(&workspace_root(), &["check", "examples"]);
+fn examples_are_clean_on_a_host_that_configures_search() {
+    // Four examples search: on a Host without `[web] search_endpoint` their
+    // `search` slot stays unbound (host.md §3), which `check` reports as the
+    // editor does (the next test); with search configured they are clean.
+    let run = run_in(
+        &workspace_root(),
+        &[
+            "check",
+            "--config",
+            "tests/fixtures/examples-search.toml",
+            "examples",
+        ],
+    );
     assert_eq!(run.stdout, "", "examples must be valid prompts");
     assert_eq!(run.stderr, "");
     assert_eq!(run.code, Some(0));
+}
+
+#[test]
+fn without_search_the_searching_examples_report_their_unbound_slot() {
+    let run = run_in(
+        &workspace_root(),
+        &["check", "examples/tools/researcher.md"],
+    );
+    assert_eq!(
+        run.stdout,
+        "examples/tools/researcher.md:8:11: warning[RequirementsUnmet]: the catalog has no tool promptforge/web/search, so the slot \"search\" stays unbound; did you mean promptforge/web/fetch?\n\
+         examples/tools/researcher.md:20:12: error[UnboundToolSlot]: tools.add alias \"search\" is not a bound tool slot\n"
+    );
+    assert_eq!(run.code, Some(1));
 }
 
 /// A prompt with an astral character before an error, and an unlocated problem.

@@ -2,33 +2,33 @@
 //! real binary: the model is the script provider and the web Plugin's fetch and
 //! search go to a real HTTP server on loopback that the test starts.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use promptforge_tests::http::{Page, Server};
+use promptforge_engine::testing::http::{Answers, Reply, Server};
 use promptforge_tests::{binary, workspace_root, Run, Scratch};
 
 const SEARCH_KEY_ENV: &str = "PF_EXAMPLES_SEARCH_KEY";
 
 /// A loopback site: one HTML page and a search endpoint in Brave's response shape.
 fn site() -> Server {
-    let mut pages = HashMap::new();
-    pages.insert(
-        "/page".to_owned(),
-        Page::ok(
-            "text/html; charset=utf-8",
-            "<html><body><h1>Rust</h1><p>A language empowering everyone.</p></body></html>",
+    Server::serve_blocking(Answers::by_path([
+        (
+            "/page",
+            Reply::body(
+                200,
+                "text/html; charset=utf-8",
+                "<html><body><h1>Rust</h1><p>A language empowering everyone.</p></body></html>",
+            ),
         ),
-    );
-    pages.insert(
-        "/search".to_owned(),
-        Page::ok(
-            "application/json",
-            r#"{"web":{"results":[{"title":"Rust","url":"https://www.rust-lang.org","description":"A systems language"}]}}"#,
+        (
+            "/search",
+            Reply::json(
+                200,
+                r#"{"web":{"results":[{"title":"Rust","url":"https://www.rust-lang.org","description":"A systems language"}]}}"#,
+            ),
         ),
-    );
-    Server::start(pages)
+    ]))
 }
 
 /// A scratch folder with a configuration: the scripted model answering `turns`, and
@@ -40,7 +40,7 @@ fn setup(server: &Server, turns: &str) -> Scratch {
         "promptforge.toml",
         format!(
             "default_model = \"scripted\"\n\n[model.scripted]\nprovider = \"script\"\npath = \"turns.yaml\"\n\n[web]\nallow_private_addresses = true\nsearch_endpoint = \"{}/search\"\nsearch_key_env = \"{SEARCH_KEY_ENV}\"\n",
-            server.base
+            server.url()
         ),
     );
     scratch
@@ -92,7 +92,7 @@ fn page_fetcher_returns_the_page_in_the_untrusted_envelope() {
         &scratch,
         "page-fetcher.md",
         &[],
-        &format!("{}/page", server.base),
+        &format!("{}/page", server.url()),
     );
     let out = ok(&run);
     assert!(
@@ -102,7 +102,7 @@ fn page_fetcher_returns_the_page_in_the_untrusted_envelope() {
     assert!(out.contains("Rust"), "{out}");
     assert!(out.contains("A language empowering everyone."), "{out}");
     assert!(!out.contains("<h1>"), "HTML is turned into Markdown: {out}");
-    assert_eq!(server.requests(), ["/page"]);
+    assert_eq!(server.targets(), ["/page"]);
 }
 
 #[test]
@@ -110,14 +110,14 @@ fn researcher_lets_the_model_search_and_fetch() {
     let server = site();
     let turns = format!(
         "- calls:\n    - search: {{ query: \"rust\" }}\n    - fetch: {{ url: \"{}/page\" }}\n- text: \"Rust is a systems language.\"\n",
-        server.base
+        server.url()
     );
     let scratch = setup(&server, &turns);
     let run = run_example(&scratch, "researcher.md", &[], "What is Rust?");
     assert_eq!(ok(&run), "Rust is a systems language.\n");
-    assert_eq!(server.requests().len(), 2, "{:?}", server.requests());
-    assert!(server.requests()[0].starts_with("/search?"));
-    assert_eq!(server.requests()[1], "/page");
+    assert_eq!(server.targets().len(), 2, "{:?}", server.targets());
+    assert!(server.targets()[0].starts_with("/search?"));
+    assert_eq!(server.targets()[1], "/page");
     let json = run_example(
         &scratch,
         "researcher.md",
@@ -148,7 +148,7 @@ fn two_step_research_finds_sources_then_writes() {
     let server = site();
     let turns = format!(
         "- calls:\n    - fetch: {{ url: \"{}/page\" }}\n- text: \"notes about Rust\"\n- text: \"Rust, in short.\"\n",
-        server.base
+        server.url()
     );
     let scratch = setup(&server, &turns);
     let run = run_example(
@@ -194,7 +194,7 @@ fn sourced_answer_needs_a_fetched_page() {
     );
     let fetched = format!(
         "- calls:\n    - fetch: {{ url: \"{}/page\" }}\n- text: \"Rust is fast [1].\"\n",
-        server.base
+        server.url()
     );
     let with_page = setup(&server, &fetched);
     assert_eq!(
@@ -241,8 +241,18 @@ fn router_decides_in_the_h1_pass() {
 }
 
 #[test]
-fn the_examples_check_clean_on_the_built_in_host() {
-    let run = promptforge_tests::run_in(&workspace_root(), &["check", "examples/tools"]);
+fn the_examples_check_clean_on_a_host_that_configures_search() {
+    // Three of them search: on the built-in Host their `search` slot stays unbound
+    // (host.md §3), which `check` reports (tests/tests/cli.rs).
+    let run = promptforge_tests::run_in(
+        &workspace_root(),
+        &[
+            "check",
+            "--config",
+            "tests/fixtures/examples-search.toml",
+            "examples/tools",
+        ],
+    );
     assert_eq!(
         (run.stdout.as_str(), run.code),
         ("", Some(0)),

@@ -9,12 +9,12 @@
 
 use std::time::{Duration, Instant};
 
+use promptforge_tests::agreement;
 use promptforge_tests::lsp_client::{
     code_actions, file_uri, hover_text, only_edit, prompt, range_of, start, with_code, workspace,
     LspClient,
 };
-use promptforge_tests::run_in;
-use serde_json::{json, Value};
+use serde_json::json;
 
 #[test]
 fn missing_optional_and_undeclared_plugins_and_unknown_paths_are_placed_exactly() {
@@ -317,9 +317,8 @@ fn an_mcp_server_that_never_answers_times_out() {
     );
     let doc = file_uri(&scratch, "p.md");
     let text = prompt("plugins: [acme/slow]\n", "");
-    let mut client =
-        LspClient::start_with_env(&[("PROMPTFORGE_LSP_ACTIVATION_TIMEOUT_MS", "1500")]);
-    client.initialize(json!({}));
+    let mut client = LspClient::start_with_env(&[]);
+    client.initialize_with(json!({}), json!({ "activationTimeoutMs": 1500 }));
     client.open(&doc, 1, &text);
     assert!(with_code(&client.diagnostics(&doc, 1), "RequirementsUnmet").is_empty());
     let diagnostics =
@@ -361,10 +360,11 @@ fn a_configuration_that_gives_no_host_is_one_warning() {
     assert_eq!(client.shutdown(), Some(0));
 }
 
-/// The server's refusing prepare problems (severity Error) are the lines of the
-/// notice `promptforge check --format json` prints for the same file and Host.
+/// The server's prepare problems are `promptforge check --format json`'s for the
+/// same file and Host: the refusing ones are the related places of check's one
+/// notice, the rest (warnings) its own problems.
 #[test]
-fn refusing_prepare_problems_are_the_lines_of_the_check_notice() {
+fn prepare_problems_agree_with_check() {
     let scratch = workspace(
         "versus-check",
         "[plugin.\"acme/a\"]\ncommand = \"/nonexistent/a\"\nconflicts = [\"acme/b\"]\n\n[plugin.\"acme/b\"]\ncommand = \"/nonexistent/b\"\n",
@@ -379,28 +379,16 @@ fn refusing_prepare_problems_are_the_lines_of_the_check_notice() {
     let mut client = start();
     for (n, text) in texts.iter().enumerate() {
         let name = format!("p{n}.md");
-        scratch.write(&name, text);
         let doc = file_uri(&scratch, &name);
+        let (checked, code) = agreement::check_text(&scratch, &name, text);
         client.open(&doc, 1, text);
         let diagnostics = client.diagnostics(&doc, 1);
-        let mut published: Vec<String> = with_code(&diagnostics, "RequirementsUnmet")
-            .iter()
-            .filter(|d| d["severity"] == 1)
-            .filter_map(|d| d["message"].as_str().map(|m| format!("- {m}")))
-            .collect();
-        let run = run_in(scratch.path(), &["check", "--format", "json", &name]);
-        let problems: Vec<Value> = serde_json::from_str(&run.stdout).expect("check prints JSON");
-        assert_eq!(problems.len(), 1, "{}", run.stdout);
-        assert_eq!(problems[0]["kind"], "RequirementsUnmet");
-        let notice = problems[0]["message"].as_str().unwrap_or("");
-        let mut lines: Vec<String> = notice.lines().skip(1).map(str::to_owned).collect();
-        assert_eq!(
-            notice.lines().next(),
-            Some("the environment cannot satisfy this prompt:")
+        assert!(
+            !with_code(&diagnostics, "RequirementsUnmet").is_empty(),
+            "{diagnostics:?}"
         );
-        published.sort();
-        lines.sort();
-        assert_eq!(published, lines, "{text}");
+        assert_eq!(agreement::published(&diagnostics), checked, "{text}");
+        assert_eq!(code, Some(1));
     }
     assert_eq!(client.shutdown(), Some(0));
 }

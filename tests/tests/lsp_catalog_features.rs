@@ -35,11 +35,9 @@ fn hover_describes_the_tool_of_an_alias_and_the_tools_of_a_plugin() {
         with_code(&diagnostics, "RequirementsUnmet").is_empty(),
         "{diagnostics:#?}"
     );
-    let expected = format!(
-        "{FETCH_DESCRIPTION}\n\n**tool slot** `fetch`\n\ntool path `promptforge/web/fetch`\n\nPlugin `promptforge/web`\n\nparameters:\n- url: string (required) - The http or https URL of the page to fetch.\n\noutput: untrusted (the model receives it in the untrusted envelope)"
-    );
+    let expected = hover_text(&mut client, &doc, &text, "fetch:");
+    insta::assert_snapshot!("fetch_slot_hover", expected);
     // The key, the string naming it and the tool path give the same text.
-    assert_eq!(hover_text(&mut client, &doc, &text, "fetch:"), expected);
     assert_eq!(hover_text(&mut client, &doc, &text, "fetch')"), expected);
     assert_eq!(
         hover_text(&mut client, &doc, &text, "promptforge/web/fetch"),

@@ -3,55 +3,22 @@
 //! prompts only, protocol errors, panics and invalid positions.
 
 use promptforge_tests::lsp_client::{position, range, uri, LspClient};
-use promptforge_tests::{run_in, Scratch};
+use promptforge_tests::{agreement, Scratch};
 use serde_json::{json, Value};
 
 const PROMPT: &str = "---\nname: Bad Name\ndescription: x\npromptforge: 0\nplugins: [promptforge/web, promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\nmodels:\n  writer: {}\n---\n\n# Title 😀\n\n## A\n\n```lua\nx = = 1\n```\n\n#### Skip\n";
 
-/// (kind, message, range) of each problem `promptforge check --format json` prints for `text`.
-fn check_json(text: &str) -> Vec<(String, String, Value)> {
+/// What `check --format json` prints for `text`, in the shape both front ends
+/// are compared in ([`promptforge_tests::agreement`]).
+fn check_json(text: &str) -> Vec<agreement::Agreed> {
     let scratch = Scratch::new("lsp");
-    scratch.write("p.md", text);
-    let run = run_in(scratch.path(), &["check", "--format", "json", "p.md"]);
-    let problems: Vec<Value> = serde_json::from_str(&run.stdout).expect("check prints JSON");
-    problems
-        .iter()
-        .map(|p| {
-            (
-                p["kind"].as_str().unwrap_or("").to_owned(),
-                p["message"].as_str().unwrap_or("").to_owned(),
-                p["range"].clone(),
-            )
-        })
-        .collect()
+    agreement::check_text(&scratch, "p.md", text).0
 }
 
-/// The syntax diagnostics of a publish in the same shape (static Lua checks left out).
-///
-/// `check` also prepares a prompt without parse problems, and the server also
-/// publishes prepare problems (code `RequirementsUnmet`, one per entry or slot,
-/// where `check` prints one multi-line notice without a position), so they are
-/// left out here. The documents compared declare only the built-in
-/// `promptforge/web`, which always activates, and bind only its `fetch`: `check`
-/// reports no prepare problem for them (and does not prepare at all while a parse
-/// problem remains, which the random edits practically always leave).
-fn syntax_view(diagnostics: &[Value]) -> Vec<(String, String, Value)> {
-    diagnostics
-        .iter()
-        .filter(|d| {
-            matches!(
-                d["code"].as_str(),
-                Some("Frontmatter" | "Version" | "Structure" | "Lua")
-            )
-        })
-        .map(|d| {
-            (
-                d["code"].as_str().unwrap_or("").to_owned(),
-                d["message"].as_str().unwrap_or("").to_owned(),
-                d["range"].clone(),
-            )
-        })
-        .collect()
+/// A publication's diagnostics in the same shape: every diagnostic, the static
+/// Lua checks' and the catalog's included (the two front ends agree on all).
+fn syntax_view(diagnostics: &[Value]) -> Vec<agreement::Agreed> {
+    agreement::published(diagnostics)
 }
 
 #[test]

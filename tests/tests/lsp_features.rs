@@ -102,9 +102,10 @@ fn hover(client: &mut LspClient, doc: &str, (line, col): (u32, u32)) -> Value {
 fn hover_shows_aliases_labels_sections_and_the_lua_api() {
     let (mut client, doc) = open();
     let alias = hover(&mut client, &doc, at("'fetch', {", 0, 2));
-    assert_eq!(
-        alias["contents"],
-        json!({ "kind": "markdown", "value": format!("{FETCH_DESCRIPTION}\n\n**tool slot** `fetch`\n\ntool path `promptforge/web/fetch`\n\nPlugin `promptforge/web`\n\nparameters:\n- url: string (required) - The http or https URL of the page to fetch.\n\noutput: untrusted (the model receives it in the untrusted envelope)") })
+    assert_eq!(alias["contents"]["kind"], "markdown", "{alias}");
+    insta::assert_snapshot!(
+        "fetch_slot_hover",
+        alias["contents"]["value"].as_str().unwrap_or_default()
     );
     assert_eq!(alias["range"], range_of(DOC, "fetch", 3));
     let label = hover(&mut client, &doc, at("writer')", 1, 1));

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use promptforge_engine::testing::lua;
 use promptforge_tests::{binary, workspace_root, Run, Scratch};
 use serde_json::Value;
 
@@ -45,10 +46,6 @@ fn prompt(body: &str) -> String {
     format!(
         "---\nname: p\ndescription: d\npromptforge: 0\nmodels:\n  w: {{}}\n---\n\n# T\n\n{body}"
     )
-}
-
-fn lua(code: &str) -> String {
-    format!("```lua\n{code}\n```\n\n")
 }
 
 #[test]

@@ -1,9 +1,11 @@
-//! `promptforge check`: parse and prepare every prompt and print every problem.
+//! `promptforge check`: every diagnostic the language server shows, for CI.
 //!
-//! A prompt without parse problems is prepared against the Host of its own folder
-//! (`host.md` §1's discovery), as `run` would: its declared Plugins activate and its
-//! slots and model labels bind, so a missing Plugin or an unknown Host model shows
-//! here before anything runs.
+//! Each prompt is judged against the Host of its own folder (`host.md` §1's
+//! discovery), as `run` would prepare it: its declared Plugins activate and its
+//! model labels bind. The diagnostics are the semantic layer's
+//! ([`promptforge_analysis::diagnostics`]), the same the editor places on ranges;
+//! the problems that refuse the run at prepare print as the run's RequirementsUnmet
+//! notice. Errors exit 1; warnings print and exit 0 unless `--deny warnings`.
 
 use std::collections::HashMap;
 use std::fs;
@@ -12,8 +14,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use promptforge_engine::{prepare, Host, Store};
-use promptforge_syntax::{is_prompt, parse, Analysis};
+use promptforge_analysis::{FactsCache, Model};
+use promptforge_engine::requirements::{self, CatalogView};
+use promptforge_engine::Host;
+use promptforge_syntax::{is_prompt, parse, Analysis, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
@@ -99,16 +103,19 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
     if global.verbose {
         eprintln!("{checked} file(s) checked, {} problem(s)", problems.len());
     }
+    let failing = problems
+        .iter()
+        .any(|p| p.severity == Severity::Error || args.deny_warnings());
     if !errors.is_empty() {
         Status::Usage
-    } else if problems.is_empty() {
-        Status::Clean
-    } else {
+    } else if failing {
         Status::Problems
+    } else {
+        Status::Clean
     }
 }
 
-/// Prepares prompts against the Host of each one's folder (Hosts cached by
+/// Judges prompts against the Host of each one's folder (Hosts cached by
 /// configuration file).
 struct Preparer<'a> {
     global: &'a GlobalArgs,
@@ -142,34 +149,24 @@ impl<'a> Preparer<'a> {
         Ok(host)
     }
 
-    /// The prepare problem of a parsed prompt, if any.
-    fn problems(
-        &mut self,
-        target: &Target,
-        text: &str,
-        analysis: &Analysis,
-    ) -> Result<Vec<Problem>, String> {
+    /// What a prompt sees of its Host: its declared Plugins activated (and stopped
+    /// again), its labels bound.
+    fn view(&mut self, target: &Target, analysis: &Analysis) -> Result<CatalogView, String> {
         let host = self.host_for(&target.path)?;
-        let store = Arc::new(Store::in_memory());
+        let Some(frontmatter) = &analysis.document.frontmatter else {
+            return Ok(CatalogView::default());
+        };
         let cancel = CancellationToken::new();
-        let prepared = self
-            .runtime
-            .block_on(prepare(text, analysis, &host, store, cancel.clone()));
+        let view =
+            self.runtime
+                .block_on(requirements::activate_declared(&host, frontmatter, &cancel));
         // Plugins started for the check (MCP servers) stop now.
         cancel.cancel();
-        Ok(match prepared {
-            Ok(_) => Vec::new(),
-            Err(error) => vec![Problem::from_prepare(
-                &target.display,
-                text,
-                &analysis.line_index,
-                &error,
-            )],
-        })
+        Ok(view)
     }
 }
 
-/// Reads, recognises, analyses and prepares one file.
+/// Reads, recognises, analyses and judges one file.
 fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     let bytes = match fs::read(&target.path) {
         Ok(bytes) => bytes,
@@ -202,34 +199,52 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             FileOutcome::Skipped
         };
     }
-    let Some((analysis, mut problems)) = analyse(&target.display, &text) else {
+    let Some((analysis, model)) = analyse(&text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
             reason: "internal error: the parser failed on this file; please report it".to_owned(),
         });
     };
-    if problems.is_empty() {
-        match preparer.problems(target, &text, &analysis) {
-            Ok(found) => problems = found,
-            Err(reason) => {
-                return FileOutcome::Failed(PathError {
-                    path: target.display.clone(),
-                    reason,
-                })
-            }
+    let view = match preparer.view(target, &analysis) {
+        Ok(view) => view,
+        Err(reason) => {
+            return FileOutcome::Failed(PathError {
+                path: target.display.clone(),
+                reason,
+            })
         }
-    }
-    FileOutcome::Checked(problems)
+    };
+    let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
+    FileOutcome::Checked(problems(&target.display, &text, &analysis, &found))
 }
 
-/// The analysis and the parse problems of one prompt's text; None if the parser
+/// The analysis and the semantic model of one prompt's text; None if the parser
 /// panicked (a bug, reported as such instead of aborting the whole check).
-fn analyse(path: &str, text: &str) -> Option<(Analysis, Vec<Problem>)> {
-    let analysis = panic::catch_unwind(AssertUnwindSafe(|| parse(text))).ok()?;
-    let problems = analysis
-        .diagnostics
+fn analyse(text: &str) -> Option<(Analysis, Model)> {
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        let analysis = parse(text);
+        let model = Model::build(&analysis.document, &FactsCache::default());
+        (analysis, model)
+    }))
+    .ok()
+}
+
+/// The diagnostics as problems, in order; those that refuse the run at prepare
+/// print as one RequirementsUnmet notice, where the first of them is.
+pub fn problems(path: &str, text: &str, analysis: &Analysis, found: &[Diagnostic]) -> Vec<Problem> {
+    let index = &analysis.line_index;
+    let grouped: Vec<&Diagnostic> = found
         .iter()
-        .map(|diag| Problem::from_diagnostic(path, text, &analysis.line_index, diag))
+        .filter(|d| d.code.refuses_requirements())
         .collect();
-    Some((analysis, problems))
+    let refusal = requirements::refusal(&analysis.document, found);
+    let mut out = Vec::new();
+    for diag in found {
+        if !diag.code.refuses_requirements() {
+            out.push(Problem::from_diagnostic(path, text, index, diag));
+        } else if let (Some(error), true) = (&refusal, grouped.first() == Some(&diag)) {
+            out.push(Problem::refusal(path, text, index, error, &grouped));
+        }
+    }
+    out
 }

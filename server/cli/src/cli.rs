@@ -126,12 +126,29 @@ pub struct CheckArgs {
     /// How problems are printed.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Exit 1 on these problems too (`warnings`: warnings fail the check as errors do).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub deny: Vec<Deny>,
+}
+
+/// What `check --deny` turns into failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Deny {
+    /// Every warning.
+    Warnings,
+}
+
+impl CheckArgs {
+    /// True when warnings fail the check.
+    pub fn deny_warnings(&self) -> bool {
+        self.deny.contains(&Deny::Warnings)
+    }
 }
 
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// One line per problem: `path:line:col: error[Kind]: message`.
+    /// One line per problem: `path:line:col: error[Code]: message` (or `warning[Code]`).
     Text,
     /// One pretty-printed JSON array of problem objects.
     Json,

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use promptforge_engine::RunError;
-use promptforge_syntax::{Diagnostic, LineCol, LineIndex, ParseKind, NOT_A_PROMPT};
+use promptforge_syntax::{Code, Diagnostic, LineCol, LineIndex, Severity};
 
 /// A 0-based line and a column in UTF-16 code units (LSP's `Position`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,13 +35,34 @@ pub struct RelatedPlace {
     pub span: Span,
 }
 
+/// One edit of a fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditOut {
+    /// Where it replaces.
+    pub span: Span,
+    /// The new text.
+    pub new_text: String,
+}
+
+/// A fix a problem offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixOut {
+    /// What the fix does.
+    pub title: String,
+    /// Its edits.
+    pub edits: Vec<EditOut>,
+}
+
 /// One problem of one file, ready to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// The file's path as reached from the command line's argument.
     pub path: String,
-    /// The kind printed in `error[Kind]`.
+    /// The code printed in `error[Code]` (the parse kind for a parse problem), the
+    /// same the language server publishes.
     pub kind: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
     /// The exact message; it may span several lines.
     pub message: String,
     /// 1-based line and column (in characters) of the place the spec reports (for a
@@ -52,6 +73,8 @@ pub struct Problem {
     pub span: Span,
     /// Other places the problem involves.
     pub related: Vec<RelatedPlace>,
+    /// The fixes it offers.
+    pub fixes: Vec<FixOut>,
 }
 
 impl Span {
@@ -92,7 +115,8 @@ impl Problem {
         let position = diag.located.then(|| index.position(text, diag.offset));
         Problem {
             path: path.to_owned(),
-            kind: diag.kind.as_str(),
+            kind: diag.code.name(),
+            severity: diag.severity,
             message: diag.message.clone(),
             position,
             span: Span::new(text, index, diag.range.clone()),
@@ -104,7 +128,44 @@ impl Problem {
                     span: Span::new(text, index, related.range.clone()),
                 })
                 .collect(),
+            fixes: diag
+                .fixes
+                .iter()
+                .map(|fix| FixOut {
+                    title: fix.title.clone(),
+                    edits: fix
+                        .edits
+                        .iter()
+                        .map(|edit| EditOut {
+                            span: Span::new(text, index, edit.range.clone()),
+                            new_text: edit.new_text.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
         }
+    }
+
+    /// The RequirementsUnmet refusal (`error`, the run's notice, unlocated) standing
+    /// for the diagnostics `grouped` that refuse the run: each becomes one of its
+    /// related places, with its own message, and its fixes become the refusal's.
+    pub fn refusal(
+        path: &str,
+        text: &str,
+        index: &LineIndex,
+        error: &RunError,
+        grouped: &[&Diagnostic],
+    ) -> Self {
+        let mut problem = Problem::from_prepare(path, text, index, error);
+        for diag in grouped {
+            let one = Problem::from_diagnostic(path, text, index, diag);
+            problem.related.push(RelatedPlace {
+                message: one.message,
+                span: one.span,
+            });
+            problem.fixes.extend(one.fixes);
+        }
+        problem
     }
 
     /// The problem prepare found (a RequirementsUnmet notice, a label that cannot be
@@ -127,10 +188,12 @@ impl Problem {
         Problem {
             path: path.to_owned(),
             kind: error.kind.as_str(),
+            severity: Severity::Error,
             message: error.message.clone(),
             position,
             span,
             related: Vec::new(),
+            fixes: Vec::new(),
         }
     }
 
@@ -138,11 +201,13 @@ impl Problem {
     pub fn not_a_prompt(path: &str) -> Self {
         Problem {
             path: path.to_owned(),
-            kind: ParseKind::Version.as_str(),
-            message: NOT_A_PROMPT.to_owned(),
+            kind: Code::NotAPrompt.name(),
+            severity: Code::NotAPrompt.severity(),
+            message: Code::NotAPrompt.message(),
             position: None,
             span: Span::file_start(),
             related: Vec::new(),
+            fixes: Vec::new(),
         }
     }
 }

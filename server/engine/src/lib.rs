@@ -5,12 +5,15 @@ pub mod error;
 pub mod harness;
 pub mod host;
 pub mod input;
-pub mod messages;
+pub use promptforge_syntax::messages;
 pub mod models;
 pub mod plugins;
 pub mod prepare;
+pub mod requirements;
 pub mod run;
 pub mod store;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use error::{EngineError, ErrorKind, Position, RunError, RunErrorKind};
 pub use host::Host;

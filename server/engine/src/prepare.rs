@@ -2,7 +2,7 @@
 //! activate the declared Plugins in order, build the catalog, bind the slots and
 //! resolve the model labels, or refuse the run.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use promptforge_syntax::{Analysis, Document};
@@ -12,6 +12,7 @@ use crate::error::{Position, RunError, RunErrorKind};
 use crate::harness::{conflicting_pairs, Activation, Catalog, Plugin, Tool};
 use crate::host::{Host, HostModel};
 use crate::messages;
+use crate::requirements::{self, CatalogView, PluginState, PluginView, ToolInfo};
 use crate::store::Store;
 
 /// A tool slot after binding.
@@ -108,18 +109,15 @@ type Declared<'a> = (&'a str, bool, Option<Arc<dyn Plugin>>);
 
 /// The first parse problem of an analysis, as a run error (`run` refuses at the first).
 pub fn first_parse_error(text: &str, analysis: &Analysis) -> Option<RunError> {
-    let diagnostic = analysis.diagnostics.first()?;
+    let (diagnostic, kind) = analysis
+        .diagnostics
+        .iter()
+        .find_map(|d| Some((d, d.parse_kind()?)))?;
     let position = diagnostic.located.then(|| {
         let (line, column) = analysis.line_index.position(text, diagnostic.offset);
         Position { line, column }
     });
-    Some(
-        RunError::new(
-            RunErrorKind::Parse(diagnostic.kind),
-            diagnostic.message.clone(),
-        )
-        .at(position),
-    )
+    Some(RunError::new(RunErrorKind::Parse(kind), diagnostic.message.clone()).at(position))
 }
 
 /// Prepares a parsed prompt against `host`; `store` and `cancel` are the run's,
@@ -167,41 +165,52 @@ pub async fn prepare(
         .filter_map(|(i, j)| Some((named.get(i)?.0.to_owned(), named.get(j)?.0.to_owned())))
         .collect();
 
-    let mut missing: Vec<String> = Vec::new();
     let mut catalog = Catalog::default();
+    let mut view = CatalogView::default();
     for (id, optional, plugin) in &declared {
-        let outcome = match plugin {
-            None => Err(messages::PLUGIN_NOT_REGISTERED.to_owned()),
-            Some(_) if !conflicts.is_empty() => continue,
+        let state = match plugin {
+            None => PluginState::Unregistered,
+            // With a conflict nothing activates.
+            Some(_) if !conflicts.is_empty() => PluginState::Pending,
             Some(plugin) => {
                 let activation = Activation::new(store.clone(), cancel.clone(), host.services());
                 let activation_log = activation.log.clone();
-                let activated = plugin.activate(activation).await.map_err(|e| e.reason);
+                let activated = plugin.activate(activation).await;
                 // What the Plugin skipped while activating (an MCP tool whose name
                 // does not fit the segment grammar) goes to the run log.
                 log.extend(activation_log.take());
-                activated
+                match activated {
+                    Ok(tools) => {
+                        let start = catalog.entries().len();
+                        log.extend(catalog.admit(id, tools));
+                        let admitted = catalog.entries().get(start..).unwrap_or_default();
+                        PluginState::Ready(Arc::new(
+                            admitted
+                                .iter()
+                                .map(|e| ToolInfo::of(e.tool.as_ref()))
+                                .collect(),
+                        ))
+                    }
+                    Err(error) => PluginState::Failed(error.reason),
+                }
             }
         };
-        match outcome {
-            Ok(tools) => log.extend(catalog.admit(id, tools)),
-            Err(reason) if *optional => log.push(messages::skipped_optional_plugin(id, &reason)),
-            Err(_) => missing.push((*id).to_owned()),
-        }
-    }
-    if conflicts.is_empty() {
-        let mut listed: HashSet<String> = missing.iter().cloned().collect();
-        for slot in &frontmatter.tools {
-            let Some(plugin) = slot.plugin_id() else {
-                continue;
+        if let (PluginState::Unregistered | PluginState::Failed(_), true) = (&state, *optional) {
+            let reason = match &state {
+                PluginState::Failed(reason) => reason.as_str(),
+                _ => messages::PLUGIN_NOT_REGISTERED,
             };
-            if !catalog.has_tools_of(plugin) && listed.insert(plugin.to_owned()) {
-                missing.push(plugin.to_owned());
-            }
+            log.push(messages::skipped_optional_plugin(id, reason));
         }
+        view.plugins.push(PluginView {
+            id: (*id).to_owned(),
+            state,
+            conflicts: plugin.as_ref().map(|p| p.conflicts()).unwrap_or_default(),
+        });
     }
-    if !missing.is_empty() || !conflicts.is_empty() {
-        return Err(requirements_unmet(document, &missing, &conflicts));
+    let problems = requirements::evaluate(frontmatter, &view);
+    if let Some(refusal) = requirements::refusal(document, &problems) {
+        return Err(refusal);
     }
 
     let slots: Vec<BoundSlot> = frontmatter
@@ -256,37 +265,10 @@ pub async fn prepare(
     })
 }
 
-/// The RequirementsUnmet notice: missing Plugins in declaration order (those named
-/// only by slots after them), then conflicts.
-fn requirements_unmet(
-    document: &Document,
-    missing: &[String],
-    conflicts: &[(String, String)],
-) -> RunError {
-    let mut declared: HashMap<&str, usize> = HashMap::new();
-    let ids = document
-        .frontmatter
-        .iter()
-        .flat_map(|f| f.plugins.iter().map(|p| p.id.value.as_str()));
-    for (index, id) in ids.enumerate() {
-        declared.entry(id).or_insert(index);
-    }
-    let mut ordered: Vec<&String> = missing.iter().collect();
-    ordered.sort_by_cached_key(|id| declared.get(id.as_str()).copied().unwrap_or(usize::MAX));
-    let mut lines = vec![messages::REQUIREMENTS_HEADER.to_owned()];
-    lines.extend(ordered.iter().map(|id| messages::missing_plugin(id)));
-    lines.extend(
-        conflicts
-            .iter()
-            .map(|(a, b)| messages::conflicting_plugins(a, b)),
-    );
-    RunError::new(RunErrorKind::RequirementsUnmet, lines.join("\n"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::testing::FixedPlugin;
+    use crate::testing::tools::FixedPlugin;
 
     fn prompt(frontmatter: &str) -> String {
         format!("---\nname: p\ndescription: d\npromptforge: 0\n{frontmatter}---\n\n# T\n")

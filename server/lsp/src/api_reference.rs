@@ -107,3 +107,29 @@ pub fn members(table: &str) -> impl Iterator<Item = &'static ApiEntry> + '_ {
 pub fn hover_markdown(entry: &ApiEntry) -> String {
     format!("```lua\n{}\n```\n\n{}", entry.signature, entry.doc)
 }
+
+#[cfg(test)]
+mod drift {
+    use promptforge_syntax::api_names::SECTION_GLOBALS;
+
+    use super::*;
+
+    #[test]
+    fn every_section_global_has_reference_text_and_nothing_else_does() {
+        for global in SECTION_GLOBALS {
+            assert!(
+                API.iter()
+                    .any(|e| e.name == *global || e.name.starts_with(&format!("{global}."))),
+                "{global} has no reference entry"
+            );
+        }
+        for entry in API {
+            let top = entry.name.split('.').next().unwrap_or_default();
+            assert!(
+                SECTION_GLOBALS.contains(&top),
+                "{} is no global",
+                entry.name
+            );
+        }
+    }
+}

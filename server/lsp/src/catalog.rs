@@ -13,9 +13,6 @@
 //! started MCP server lives only as long as it takes to list its tools. Every
 //! activation is cancelled by [`Catalogs::shutdown`] and [`Catalogs::reset`].
 
-pub mod problems;
-pub mod unbound;
-
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
@@ -23,106 +20,17 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use promptforge_engine::harness::{Activation, ActivationError, OutputKind, Plugin, Tool, Trust};
+use promptforge_engine::harness::{Activation, ActivationError, Plugin};
 use promptforge_engine::host::{Config, Discovery, Host};
+use promptforge_engine::requirements::{declared_ids, CatalogView, PluginState, PluginView};
 use promptforge_engine::Store;
+use promptforge_syntax::Frontmatter;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::Url;
 
 /// How long an MCP server may take to start and list its tools for the editor.
 pub const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// The environment variable that replaces [`ACTIVATION_TIMEOUT`] (in milliseconds),
-/// for the protocol tests.
-pub const TIMEOUT_ENV: &str = "PROMPTFORGE_LSP_ACTIVATION_TIMEOUT_MS";
-
-/// One tool of a Plugin, as the catalog describes it (copied out of the engine's `Tool`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolInfo {
-    /// The tool path, `namespace/plugin/name`.
-    pub path: String,
-    /// The name the model sees.
-    pub wire_name: String,
-    /// The description the model sees.
-    pub description: String,
-    /// The JSON Schema of its parameters.
-    pub parameters: serde_json::Value,
-    /// True when its output arrives in the untrusted envelope.
-    pub untrusted: bool,
-    /// True when a script call receives its output decoded from JSON.
-    pub structured: bool,
-}
-
-impl ToolInfo {
-    fn of(tool: &dyn Tool) -> Self {
-        ToolInfo {
-            path: tool.id().as_str().to_owned(),
-            wire_name: tool.wire_name().to_owned(),
-            description: tool.description().to_owned(),
-            parameters: tool.parameters().clone(),
-            untrusted: tool.trust() == Trust::Untrusted,
-            structured: tool.output_kind() == OutputKind::Structured,
-        }
-    }
-}
-
-/// What is known of one declared Plugin.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PluginState {
-    /// The Host registers no Plugin with this id.
-    Unregistered,
-    /// Its activation has not finished yet.
-    Pending,
-    /// It activated and contributed these tools (only those under its id), in its order.
-    Ready(Arc<Vec<ToolInfo>>),
-    /// It failed to activate, for this reason.
-    Failed(String),
-}
-
-/// One Plugin of a document's view.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PluginView {
-    /// The Plugin id.
-    pub id: String,
-    /// Its state.
-    pub state: PluginState,
-    /// The ids of the Plugins it conflicts with.
-    pub conflicts: Vec<String>,
-}
-
-/// What one document sees of its Host's catalog.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DocCatalog {
-    /// The configuration file of the Host (None: the built-in defaults).
-    pub config: Option<PathBuf>,
-    /// The configuration's error, when no Host could be built from it.
-    pub error: Option<String>,
-    /// Every Plugin id the Host registers, in registration order.
-    pub registered: Vec<String>,
-    /// The Plugins asked for (the ones the document declares), in the order asked.
-    pub plugins: Vec<PluginView>,
-}
-
-impl DocCatalog {
-    /// The view of the Plugin `id`, when it was asked for.
-    pub fn plugin(&self, id: &str) -> Option<&PluginView> {
-        self.plugins.iter().find(|p| p.id == id)
-    }
-
-    /// Every tool of the Plugins asked for that are ready, in declaration order.
-    pub fn tools(&self) -> impl Iterator<Item = &ToolInfo> {
-        self.plugins.iter().flat_map(|p| match &p.state {
-            PluginState::Ready(tools) => tools.as_slice(),
-            _ => &[],
-        })
-    }
-
-    /// The tool at exactly `path` among the Plugins asked for.
-    pub fn tool(&self, path: &str) -> Option<&ToolInfo> {
-        self.tools().find(|t| t.path == path)
-    }
-}
 
 /// The Host of one configuration and its Plugins' activation outcomes.
 struct HostEntry {
@@ -153,7 +61,7 @@ pub struct Catalogs {
     runtime: Option<tokio::runtime::Handle>,
     shutdown: CancellationToken,
     ready: UnboundedSender<String>,
-    timeout: Duration,
+    timeout: Mutex<Duration>,
 }
 
 impl Catalogs {
@@ -165,11 +73,14 @@ impl Catalogs {
             runtime: tokio::runtime::Handle::try_current().ok(),
             shutdown: CancellationToken::new(),
             ready,
-            timeout: std::env::var(TIMEOUT_ENV)
-                .ok()
-                .and_then(|ms| ms.parse().ok())
-                .map_or(ACTIVATION_TIMEOUT, Duration::from_millis),
+            timeout: Mutex::new(ACTIVATION_TIMEOUT),
         }
+    }
+
+    /// Sets how long a background activation may take (the client's
+    /// `initializationOptions.activationTimeoutMs`).
+    pub fn set_timeout(&self, timeout: Duration) {
+        *lock(&self.timeout) = timeout;
     }
 
     /// Forgets every Host and activation outcome (the configuration changed) and
@@ -187,9 +98,10 @@ impl Catalogs {
         self.shutdown.cancel();
     }
 
-    /// The view of the document at `uri` for the Plugins `declared`, starting the
-    /// activations not started yet; never waits for a background activation.
-    pub fn view(&self, uri: &Url, declared: &[&str]) -> DocCatalog {
+    /// The view of the document at `uri` for what `frontmatter` declares (its
+    /// Plugins, its model labels), starting the activations not started yet; never
+    /// waits for a background activation.
+    pub fn view(&self, uri: &Url, frontmatter: Option<&Frontmatter>) -> CatalogView {
         let dir = uri
             .to_file_path()
             .ok()
@@ -198,23 +110,30 @@ impl Catalogs {
         let host = match &entry.host {
             Ok(host) => Arc::clone(host),
             Err(error) => {
-                return DocCatalog {
+                return CatalogView {
                     config: entry.config.clone(),
                     error: Some(error.clone()),
-                    ..DocCatalog::default()
+                    ..CatalogView::default()
                 }
             }
         };
-        let plugins = declared
+        let plugins = frontmatter
+            .map(declared_ids)
+            .unwrap_or_default()
             .iter()
             .map(|id| self.plugin(&entry, &host, id))
             .collect();
-        DocCatalog {
+        let mut view = CatalogView {
             config: entry.config.clone(),
             error: None,
             registered: host.harness().ids(),
             plugins,
+            labels: Vec::new(),
+        };
+        if let Some(frontmatter) = frontmatter {
+            view.bind_labels(&host, frontmatter);
         }
+        view
     }
 
     /// The Host entry of a document folder, built on first use.
@@ -298,7 +217,7 @@ impl Catalogs {
                 Err(_) => Some(Err(ActivationError::new(PANICKED))),
             };
             if let Some(outcome) = outcome {
-                let state = settle(id, outcome);
+                let state = PluginState::settled(id, outcome);
                 cancel.cancel();
                 lock(&entry.plugins).insert(id.to_owned(), state.clone());
                 return state;
@@ -312,7 +231,7 @@ impl Catalogs {
         };
         let entry = Arc::clone(entry);
         let ready = self.ready.clone();
-        let timeout = self.timeout;
+        let timeout = *lock(&self.timeout);
         let id = id.to_owned();
         runtime.spawn(async move {
             let outcome = tokio::select! {
@@ -323,7 +242,7 @@ impl Catalogs {
                 },
                 () = cancel.cancelled() => return,
             };
-            let state = settle(&id, outcome);
+            let state = PluginState::settled(&id, outcome);
             // The tools are copied out: the started server can stop now.
             cancel.cancel();
             if entry.cancel.is_cancelled() {
@@ -351,19 +270,4 @@ pub fn timed_out(timeout: Duration) -> String {
         "it did not list its tools within {} s",
         timeout.as_secs_f64()
     )
-}
-
-/// The state an activation outcome gives: the tools under the Plugin's id (as the
-/// Harness admits them), or the failure's reason.
-fn settle(id: &str, outcome: Result<Vec<Arc<dyn Tool>>, ActivationError>) -> PluginState {
-    match outcome {
-        Ok(tools) => PluginState::Ready(Arc::new(
-            tools
-                .iter()
-                .filter(|t| t.id().is_under(id))
-                .map(|t| ToolInfo::of(t.as_ref()))
-                .collect(),
-        )),
-        Err(error) => PluginState::Failed(error.reason),
-    }
 }

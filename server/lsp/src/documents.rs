@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use promptforge_syntax::ParsedFile;
 use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
 
-use crate::analysis::FactsCache;
 use crate::encoding::{PositionEncoding, Positions};
 use crate::snapshot::Snapshot;
+use promptforge_analysis::FactsCache;
 
 /// One open document.
 struct OpenDocument {

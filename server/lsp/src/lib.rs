@@ -5,9 +5,11 @@
 //! - [`documents`]: the open documents (ropey text, incremental [`promptforge_syntax::ParsedFile`]) and their versions;
 //! - [`snapshot`]: one immutable view per version, which every request reads;
 //! - [`encoding`]: byte offsets <-> LSP positions (UTF-16, or UTF-8 when offered);
-//! - [`analysis`]: the semantic model of a snapshot (Lua facts, sections, static checks);
+//! - the semantic model of a snapshot (Lua facts, sections, static checks, every
+//!   diagnostic and its fixes) is [`promptforge_analysis`]'s;
 //! - [`api_reference`]: the Lua API's signatures and reference text;
 //! - [`catalog`]: the Hosts of the documents' configurations and their Plugins' tools;
+//! - [`fault`]: fault injection for the protocol tests (with the `fault-injection` feature);
 //! - [`features`]: one module per protocol feature;
 //! - [`publisher`]: computing and publishing diagnostics, also outside a handler;
 //! - [`server`]: the handlers;
@@ -15,11 +17,11 @@
 
 #![warn(missing_docs)]
 
-pub mod analysis;
 pub mod api_reference;
 pub mod catalog;
 pub mod documents;
 pub mod encoding;
+pub mod fault;
 pub mod features;
 pub mod framing;
 pub mod publisher;

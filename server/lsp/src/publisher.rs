@@ -8,8 +8,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tower_lsp::lsp_types::MessageType;
 use tower_lsp::Client;
 
-use crate::catalog::problems::declared_ids;
-use crate::catalog::{Catalogs, DocCatalog};
+use promptforge_engine::requirements::CatalogView;
+
+use crate::catalog::Catalogs;
 use crate::documents::Documents;
 use crate::features;
 use crate::snapshot::Snapshot;
@@ -27,18 +28,16 @@ pub struct Publisher {
     order: Arc<tokio::sync::Mutex<()>>,
 }
 
-/// The catalog view of a snapshot: its declared Plugins (none for a document that
-/// is not a prompt or has no frontmatter).
-pub fn catalog_view(catalogs: &Catalogs, snapshot: &Snapshot) -> DocCatalog {
-    let declared = snapshot
+/// The catalog view of a snapshot: its declared Plugins and model labels (none for
+/// a document that is not a prompt or has no frontmatter).
+pub fn catalog_view(catalogs: &Catalogs, snapshot: &Snapshot) -> CatalogView {
+    let frontmatter = snapshot
         .analysis
         .document
         .frontmatter
         .as_ref()
-        .filter(|_| snapshot.is_prompt)
-        .map(declared_ids)
-        .unwrap_or_default();
-    catalogs.view(&snapshot.uri, &declared)
+        .filter(|_| snapshot.is_prompt);
+    catalogs.view(&snapshot.uri, frontmatter)
 }
 
 impl Publisher {

@@ -13,25 +13,19 @@ use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
-use crate::catalog::{Catalogs, DocCatalog};
+use crate::catalog::Catalogs;
 use crate::documents::Documents;
 use crate::encoding::PositionEncoding;
+use crate::fault::{Faults, PANIC_ENV, SLOW_DELAY};
 use crate::features;
 use crate::publisher::{catalog_view, Publisher};
 use crate::snapshot::Snapshot;
+use promptforge_engine::requirements::CatalogView;
 
-/// The environment variable that makes the named request handler panic (`hover`,
-/// `completion`, ...): a fault injection for the protocol tests, which check that
-/// a panic is caught, logged and answered with an error.
-pub const PANIC_ENV: &str = "PROMPTFORGE_LSP_PANIC";
-
-/// The environment variable that makes the named request handler wait
-/// [`SLOW_DELAY`] before it works: a fault injection for the protocol tests of
-/// `$/cancelRequest`.
-pub const SLOW_ENV: &str = "PROMPTFORGE_LSP_SLOW";
-
-/// How long a handler named by [`SLOW_ENV`] waits.
-pub const SLOW_DELAY: std::time::Duration = std::time::Duration::from_secs(5);
+/// The `initializationOptions` key that sets how long an MCP server may take to
+/// list its tools for the editor, in milliseconds (default
+/// [`crate::catalog::ACTIVATION_TIMEOUT`]).
+pub const ACTIVATION_TIMEOUT_OPTION: &str = "activationTimeoutMs";
 
 /// The glob of the configuration files the server asks the client to watch.
 pub const CONFIG_GLOB: &str = "**/promptforge.toml";
@@ -42,8 +36,7 @@ pub struct Server {
     documents: Arc<Documents>,
     encoding: OnceLock<PositionEncoding>,
     publisher: Publisher,
-    panic_on: Option<String>,
-    slow_on: Option<String>,
+    faults: Faults,
     /// True when the client registers file watchers dynamically.
     watch_dynamically: OnceLock<bool>,
 }
@@ -64,8 +57,7 @@ impl Server {
             documents,
             encoding: OnceLock::new(),
             publisher,
-            panic_on: std::env::var(PANIC_ENV).ok(),
-            slow_on: std::env::var(SLOW_ENV).ok(),
+            faults: Faults::from_env(),
             watch_dynamically: OnceLock::new(),
         }
     }
@@ -103,10 +95,10 @@ impl Server {
         let Some(snapshot) = self.documents.snapshot(uri).filter(|s| s.is_prompt) else {
             return Ok(None);
         };
-        if self.slow_on.as_deref() == Some(name) {
+        if self.faults.slow(name) {
             tokio::time::sleep(SLOW_DELAY).await;
         }
-        let inject = self.panic_on.as_deref() == Some(name);
+        let inject = self.faults.panics(name);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if inject {
                 panic!("{PANIC_ENV} asked {name} to panic");
@@ -137,7 +129,7 @@ impl Server {
         &self,
         name: &str,
         uri: &Url,
-        run: impl FnOnce(&Snapshot, &DocCatalog) -> Option<T>,
+        run: impl FnOnce(&Snapshot, &CatalogView) -> Option<T>,
     ) -> Result<Option<T>> {
         let catalogs = self.catalogs();
         self.request(name, uri, |s| run(s, &catalog_view(catalogs, s)))
@@ -192,6 +184,15 @@ impl LanguageServer for Server {
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false);
         let _ = self.watch_dynamically.set(dynamic);
+        let timeout = params
+            .initialization_options
+            .as_ref()
+            .and_then(|o| o.get(ACTIVATION_TIMEOUT_OPTION))
+            .and_then(serde_json::Value::as_u64);
+        if let Some(ms) = timeout {
+            self.catalogs()
+                .set_timeout(std::time::Duration::from_millis(ms));
+        }
         Ok(InitializeResult {
             capabilities: features::capabilities(encoding),
             server_info: Some(ServerInfo {

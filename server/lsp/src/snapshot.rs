@@ -5,8 +5,8 @@ use std::sync::{Arc, OnceLock};
 use promptforge_syntax::{is_prompt, Analysis, ParsedFile};
 use tower_lsp::lsp_types::Url;
 
-use crate::analysis::{FactsCache, Model};
 use crate::encoding::{PositionEncoding, Positions};
+use promptforge_analysis::{FactsCache, Model};
 
 /// One version of one document, never changed once built.
 #[derive(Debug)]

@@ -1,4 +1,4 @@
-//! The GitHub Actions format: one `::error` workflow command per problem.
+//! The GitHub Actions format: one `::error` (or `::warning`) workflow command per problem.
 //!
 //! Escaping follows the workflow-command rules of GitHub's toolkit: in the
 //! message `%`, `\r` and `\n`; in property values also `:` and `,`.
@@ -23,7 +23,11 @@ pub fn command(problem: &Problem) -> String {
         properties.push_str(&format!(",line={line},col={column}"));
     }
     properties.push_str(&format!(",title={}", escape_property(problem.kind)));
-    format!("::error {properties}::{}", escape_data(&problem.message))
+    let command = problem.severity.as_str();
+    format!(
+        "::{command} {properties}::{}",
+        escape_data(&problem.message)
+    )
 }
 
 /// Escapes a command's data (the message).

@@ -1,9 +1,12 @@
 //! The JSON format: one pretty-printed array of problem objects.
 //!
 //! Each object: `path`, `line` and `column` (1-based, columns in characters; null
-//! when the problem has no position), `kind`, `message`, `range` (LSP-style:
-//! 0-based lines, UTF-16 code units), `byteRange` (bytes in the file) and
-//! `related` (`message`, `range`, `byteRange` of each other place).
+//! when the problem has no position), `kind`, `code` (the stable code the language
+//! server publishes; for a parse problem its kind), `severity` (`error` or
+//! `warning`), `message`, `range` (LSP-style: 0-based lines, UTF-16 code units),
+//! `byteRange` (bytes in the file), `related` (`message`, `range`, `byteRange` of
+//! each other place) and `fixes` (`title`, and `edits` with `range`, `byteRange`
+//! and `newText`).
 
 use std::io::{self, Write};
 
@@ -39,15 +42,32 @@ struct JsonRelated<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+struct JsonEdit<'a> {
+    range: JsonRange,
+    byte_range: JsonByteRange,
+    new_text: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    title: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct JsonProblem<'a> {
     path: &'a str,
     line: Option<u32>,
     column: Option<u32>,
     kind: &'a str,
+    code: &'a str,
+    severity: &'a str,
     message: &'a str,
     range: JsonRange,
     byte_range: JsonByteRange,
     related: Vec<JsonRelated<'a>>,
+    fixes: Vec<JsonFix<'a>>,
 }
 
 fn position(p: Utf16Position) -> JsonPosition {
@@ -77,6 +97,8 @@ fn object(problem: &Problem) -> JsonProblem<'_> {
         line: problem.position.map(|(line, _)| line),
         column: problem.position.map(|(_, column)| column),
         kind: problem.kind,
+        code: problem.kind,
+        severity: problem.severity.as_str(),
         message: &problem.message,
         range: range(&problem.span),
         byte_range: byte_range(&problem.span),
@@ -87,6 +109,22 @@ fn object(problem: &Problem) -> JsonProblem<'_> {
                 message: &related.message,
                 range: range(&related.span),
                 byte_range: byte_range(&related.span),
+            })
+            .collect(),
+        fixes: problem
+            .fixes
+            .iter()
+            .map(|fix| JsonFix {
+                title: &fix.title,
+                edits: fix
+                    .edits
+                    .iter()
+                    .map(|edit| JsonEdit {
+                        range: range(&edit.span),
+                        byte_range: byte_range(&edit.span),
+                        new_text: &edit.new_text,
+                    })
+                    .collect(),
             })
             .collect(),
     }

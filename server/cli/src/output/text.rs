@@ -1,4 +1,5 @@
-//! The text format: `path:line:col: error[Kind]: message`, one problem per line.
+//! The text format: `path:line:col: error[Code]: message` (`warning[Code]` for a
+//! warning), one problem per line.
 
 use std::io::{self, Write};
 
@@ -15,13 +16,14 @@ pub fn write(problems: &[Problem], out: &mut impl Write) -> io::Result<()> {
 
 /// The printed form of one problem, without the final newline.
 pub fn line(problem: &Problem) -> String {
+    let severity = problem.severity.as_str();
     match problem.position {
         Some((line, column)) => format!(
-            "{}:{}:{}: error[{}]: {}",
+            "{}:{}:{}: {severity}[{}]: {}",
             problem.path, line, column, problem.kind, problem.message
         ),
         None => format!(
-            "{}: error[{}]: {}",
+            "{}: {severity}[{}]: {}",
             problem.path, problem.kind, problem.message
         ),
     }

@@ -10,8 +10,8 @@ use tower_lsp::lsp_types::{
     MarkupKind, TextEdit,
 };
 
-use crate::catalog::DocCatalog;
 use crate::snapshot::Snapshot;
+use promptforge_engine::requirements::CatalogView;
 
 fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/')
@@ -34,7 +34,7 @@ fn enclosing_key(text: &str, yaml: &Range<usize>, offset: usize) -> Option<Strin
 /// when the cursor is not at a Plugin id or a tool path.
 pub fn completion(
     snapshot: &Snapshot,
-    catalog: &DocCatalog,
+    catalog: &CatalogView,
     offset: usize,
 ) -> Option<Vec<CompletionItem>> {
     let frontmatter = snapshot.analysis.document.frontmatter.as_ref()?;

@@ -14,16 +14,16 @@ use tower_lsp::lsp_types::{
     MarkupKind, Position, TextEdit,
 };
 
-use crate::analysis::lua_context::{member_access, string_arg};
-use crate::analysis::symbols::{ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS};
+use super::lua_context::{member_access, string_arg};
 use crate::api_reference;
-use crate::catalog::DocCatalog;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS};
+use promptforge_engine::requirements::CatalogView;
 
 /// The completion items at `position`.
 pub fn completion(
     snapshot: &Snapshot,
-    catalog: &DocCatalog,
+    catalog: &CatalogView,
     position: Position,
 ) -> Vec<CompletionItem> {
     let positions = snapshot.positions();

@@ -3,8 +3,8 @@
 
 use tower_lsp::lsp_types::{GotoDefinitionResponse, Location, Position};
 
-use crate::analysis::symbols::{occurrences, symbol_at};
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{occurrences, symbol_at};
 
 /// The declaration of the symbol at `position`.
 pub fn definition(snapshot: &Snapshot, position: Position) -> Option<GotoDefinitionResponse> {

@@ -3,8 +3,8 @@
 
 use tower_lsp::lsp_types::{DocumentSymbol, SymbolKind};
 
-use crate::analysis::sections::Sections;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::sections::Sections;
 
 #[allow(deprecated)] // `deprecated` is a required field of lsp-types' struct.
 fn symbol(

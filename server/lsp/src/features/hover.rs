@@ -8,13 +8,13 @@ use std::ops::Range;
 
 use tower_lsp::lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
-use crate::analysis::symbols::{symbol_at, Symbol};
 use crate::api_reference;
-use crate::catalog::{DocCatalog, PluginState, ToolInfo};
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{symbol_at, Symbol};
+use promptforge_engine::requirements::{CatalogView, PluginState, ToolInfo};
 
 /// The hover at `position`, if anything there has one.
-pub fn hover(snapshot: &Snapshot, catalog: &DocCatalog, position: Position) -> Option<Hover> {
+pub fn hover(snapshot: &Snapshot, catalog: &CatalogView, position: Position) -> Option<Hover> {
     let offset = snapshot.positions().offset(position);
     let (markdown, range) = hover_text(snapshot, catalog, offset)?;
     Some(Hover {
@@ -33,7 +33,7 @@ fn contains(range: &Range<usize>, offset: usize) -> bool {
 /// The hover's Markdown and the range it is about.
 pub fn hover_text(
     snapshot: &Snapshot,
-    catalog: &DocCatalog,
+    catalog: &CatalogView,
     offset: usize,
 ) -> Option<(String, Range<usize>)> {
     let document = &snapshot.analysis.document;
@@ -95,7 +95,7 @@ pub fn hover_text(
     None
 }
 
-fn symbol_text(snapshot: &Snapshot, catalog: &DocCatalog, symbol: &Symbol) -> Option<String> {
+fn symbol_text(snapshot: &Snapshot, catalog: &CatalogView, symbol: &Symbol) -> Option<String> {
     let document = &snapshot.analysis.document;
     let frontmatter = document.frontmatter.as_ref();
     match symbol {
@@ -204,7 +204,7 @@ fn tool_details(tool: &ToolInfo) -> String {
 }
 
 /// A Plugin's tools (or why there are none yet), as a paragraph after its lines.
-fn plugin_tools(catalog: &DocCatalog, id: &str) -> String {
+fn plugin_tools(catalog: &CatalogView, id: &str) -> String {
     let Some(plugin) = catalog.plugin(id) else {
         return String::new();
     };

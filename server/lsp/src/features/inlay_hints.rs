@@ -6,12 +6,12 @@ use tower_lsp::lsp_types::{
     InlayHint, InlayHintLabel, InlayHintTooltip, MarkupContent, MarkupKind, Range as LspRange,
 };
 
-use crate::analysis::symbols::{literal_uses, ALIAS_FUNCTIONS};
-use crate::catalog::DocCatalog;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{literal_uses, ALIAS_FUNCTIONS};
+use promptforge_engine::requirements::CatalogView;
 
 /// The inlay hints inside `range`.
-pub fn inlay_hints(snapshot: &Snapshot, catalog: &DocCatalog, range: LspRange) -> Vec<InlayHint> {
+pub fn inlay_hints(snapshot: &Snapshot, catalog: &CatalogView, range: LspRange) -> Vec<InlayHint> {
     let Some(frontmatter) = snapshot.analysis.document.frontmatter.as_ref() else {
         return Vec::new();
     };

@@ -10,6 +10,7 @@ pub mod document_symbols;
 pub mod folding;
 pub mod hover;
 pub mod inlay_hints;
+pub mod lua_context;
 pub mod references;
 pub mod rename;
 pub mod semantic_tokens;

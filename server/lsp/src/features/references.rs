@@ -2,8 +2,8 @@
 
 use tower_lsp::lsp_types::{Location, Position};
 
-use crate::analysis::symbols::{occurrences, symbol_at};
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{occurrences, symbol_at};
 
 /// The places the symbol at `position` appears (its declaration when asked for).
 pub fn references(

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use promptforge_syntax::frontmatter::names::{is_reserved, is_valid_alias};
 use tower_lsp::lsp_types::{Position, PrepareRenameResponse, TextEdit, WorkspaceEdit};
 
-use crate::analysis::symbols::{occurrences, symbol_at, Symbol};
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{occurrences, symbol_at, Symbol};
 
 /// The range and current name of what can be renamed at `position`.
 pub fn prepare_rename(snapshot: &Snapshot, position: Position) -> Option<PrepareRenameResponse> {

@@ -7,8 +7,10 @@ use tower_lsp::lsp_types::{
     SemanticToken, SemanticTokenModifier, SemanticTokenType, SemanticTokens, SemanticTokensLegend,
 };
 
-use crate::analysis::symbols::{literal_uses, ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS};
 use crate::snapshot::Snapshot;
+use promptforge_analysis::symbols::{
+    literal_uses, ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS,
+};
 
 /// The token types, indexed by the `u32` sent on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -5,7 +5,7 @@ use tower_lsp::lsp_types::{
     SignatureHelp, SignatureInformation,
 };
 
-use crate::analysis::lua_context::enclosing_call;
+use super::lua_context::enclosing_call;
 use crate::api_reference;
 use crate::snapshot::Snapshot;
 
