@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use promptforge_engine::harness::{parameter_lines, Activation, OutputKind, Tool, Trust};
 use promptforge_engine::{prepare, Host, Prepared, Store};
-use promptforge_syntax::{is_prompt, parse, NOT_A_PROMPT};
+use promptforge_syntax::{is_prompt, parse};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -77,7 +77,10 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
                 }
             };
             if !is_prompt(&text) {
-                println!("{display}: error[Version]: {NOT_A_PROMPT}");
+                println!(
+                    "{}",
+                    crate::output::text_line(&Problem::not_a_prompt(&display))
+                );
                 return EXIT_PROBLEMS;
             }
             let analysis = parse(&text);

@@ -185,10 +185,9 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             if !target.explicit && !is_prompt(&String::from_utf8_lossy(error.as_bytes())) {
                 return FileOutcome::Skipped;
             }
-            let at = error.utf8_error().valid_up_to();
             return FileOutcome::Failed(PathError {
                 path: target.display.clone(),
-                reason: format!("not UTF-8 text (invalid byte at offset {at})"),
+                reason: files::not_utf8(&error),
             });
         }
     };

@@ -155,6 +155,15 @@ pub fn describe_io_error(error: &io::Error) -> String {
     }
 }
 
+/// Why a file's bytes are not a prompt's text: where the first byte that is not
+/// UTF-8 is.
+pub fn not_utf8(error: &std::string::FromUtf8Error) -> String {
+    format!(
+        "not UTF-8 text (invalid byte at offset {})",
+        error.utf8_error().valid_up_to()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

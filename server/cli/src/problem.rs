@@ -197,6 +197,21 @@ impl Problem {
         }
     }
 
+    /// The problem a run error is, for its printed line (no range: a run error
+    /// knows its line and column only).
+    pub fn of_run_error(path: &str, error: &RunError) -> Self {
+        Problem {
+            path: path.to_owned(),
+            kind: error.kind.as_str(),
+            severity: Severity::Error,
+            message: error.message.clone(),
+            position: error.position.map(|p| (p.line, p.column)),
+            span: Span::file_start(),
+            related: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
     /// The problem of a file named on the command line that is not a prompt.
     pub fn not_a_prompt(path: &str) -> Self {
         Problem {

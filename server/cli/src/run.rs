@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use promptforge_engine::run::{run_text, RunOptions};
 use promptforge_engine::{RunErrorKind, Store};
-use promptforge_syntax::{is_prompt, NOT_A_PROMPT};
+use promptforge_syntax::is_prompt;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{GlobalArgs, RunArgs, RunFormat};
@@ -58,20 +58,15 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
     let text = match std::fs::read(&args.file) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => text,
-            Err(e) => {
-                return usage(
-                    &display,
-                    format!(
-                        "not UTF-8 text (invalid byte at offset {})",
-                        e.utf8_error().valid_up_to()
-                    ),
-                )
-            }
+            Err(e) => return usage(&display, crate::files::not_utf8(&e)),
         },
         Err(e) => return usage(&display, crate::files::describe_io_error(&e)),
     };
     if !is_prompt(&text) {
-        eprintln!("{display}: error[Version]: {NOT_A_PROMPT}");
+        eprintln!(
+            "{}",
+            crate::output::text_line(&crate::problem::Problem::not_a_prompt(&display))
+        );
         return EXIT_RUN_ERROR;
     }
     let arguments = match argument_string(args) {

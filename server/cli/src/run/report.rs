@@ -9,15 +9,10 @@ use promptforge_engine::{Outcome, RunError};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-/// The problem line of a run error: `path:line:col: error[Kind]: message`.
+/// The problem line of a run error: `path:line:col: error[Kind]: message`, as
+/// `check` prints its problems (one printer, [`crate::output::text_line`]).
 pub fn problem_line(path: &str, error: &RunError) -> String {
-    match error.position {
-        Some(p) => format!(
-            "{path}:{}:{}: error[{}]: {}",
-            p.line, p.column, error.kind, error.message
-        ),
-        None => format!("{path}: error[{}]: {}", error.kind, error.message),
-    }
+    crate::output::text_line(&crate::problem::Problem::of_run_error(path, error))
 }
 
 /// Writes the result alone, with a newline added when it does not end with one;
