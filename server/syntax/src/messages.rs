@@ -272,6 +272,11 @@ pub fn model_failure(model: &str, cause: &str) -> String {
     format!("model \"{model}\" failed: {cause}")
 }
 
+/// A model failure after the provider's retries.
+pub fn model_failure_after(model: &str, attempts: u32, cause: &str) -> String {
+    format!("model \"{model}\" failed after {attempts} attempts: {cause}")
+}
+
 /// Lua's own message for a failed allocation.
 pub const LUA_OUT_OF_MEMORY: &str = "not enough memory";
 

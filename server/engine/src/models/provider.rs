@@ -122,6 +122,9 @@ pub struct ModelError {
     pub message: String,
     /// True when the call stopped because the run was cancelled.
     pub cancelled: bool,
+    /// True when the message already names the Host model (a provider's own
+    /// failure after its retries); else the run names it.
+    pub names_model: bool,
 }
 
 impl ModelError {
@@ -130,14 +133,24 @@ impl ModelError {
         ModelError {
             message: message.into(),
             cancelled: false,
+            names_model: false,
+        }
+    }
+
+    /// A failure whose message already names the Host model.
+    pub fn naming_model(message: impl Into<String>) -> Self {
+        ModelError {
+            names_model: true,
+            ..ModelError::new(message)
         }
     }
 
     /// The failure of a call stopped by cancellation.
     pub fn cancelled() -> Self {
         ModelError {
-            message: "the run was cancelled".to_owned(),
+            message: crate::messages::CANCELLED.to_owned(),
             cancelled: true,
+            names_model: false,
         }
     }
 }

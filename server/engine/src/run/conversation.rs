@@ -84,7 +84,7 @@ async fn round(
         Ok(reply) => Ok(reply),
         Err(error) if error.cancelled => Err(ctx.control.raise(EngineError::cancelled())),
         Err(error) => {
-            let message = if error.message.starts_with("model \"") {
+            let message = if error.names_model {
                 error.message
             } else {
                 messages::model_failure(&label.model.name, &error.message)

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 
+use crate::messages;
 use crate::models::provider::ModelError;
 
 /// The longest server message kept in a cause, in characters.
@@ -118,14 +119,11 @@ impl Failure {
         secret: Option<&str>,
     ) -> ModelError {
         let message = if attempts > 1 {
-            format!(
-                "model \"{host_model}\" failed after {attempts} attempts: {}",
-                self.cause
-            )
+            messages::model_failure_after(host_model, attempts, &self.cause)
         } else {
-            format!("model \"{host_model}\" failed: {}", self.cause)
+            messages::model_failure(host_model, &self.cause)
         };
-        ModelError::new(redact(&one_line(&message), secret))
+        ModelError::naming_model(redact(&one_line(&message), secret))
     }
 }
 
