@@ -8,7 +8,7 @@ use promptforge_syntax::frontmatter::names::is_valid_alias;
 use promptforge_syntax::{messages, Code, Diagnostic, Document, Frontmatter, ScopeFunction};
 
 use crate::lua_facts::{Arg, CallsRead, LuaFacts, NamedField, StringLit};
-use crate::sections::{Caller, Sections};
+use promptforge_syntax::sections::{Caller, Sections};
 
 /// What the checks know about the prompt's declarations.
 struct Declarations<'a> {
@@ -268,11 +268,7 @@ fn target(sections: &Sections, caller: Caller, lit: &StringLit, problems: &mut V
     if sections.resolve(caller, &lit.value).is_some() {
         return;
     }
-    let visible: Vec<String> = sections
-        .visible(caller)
-        .into_iter()
-        .filter_map(|i| sections.get(i).map(|s| s.heading.target()))
-        .collect();
+    let visible = sections.visible_targets(caller);
     problems.push(Diagnostic::new(
         Code::InvisibleTarget {
             target: lit.value.clone(),

@@ -8,7 +8,7 @@ pub mod checks;
 pub mod facts_cache;
 pub mod fixes;
 pub mod lua_facts;
-pub mod sections;
+
 pub mod symbols;
 pub mod unbound;
 
@@ -19,7 +19,7 @@ use promptforge_syntax::{Analysis, Diagnostic, Document};
 
 pub use facts_cache::FactsCache;
 pub use lua_facts::LuaFacts;
-pub use sections::{Caller, Sections};
+pub use promptforge_syntax::sections::{self, Caller, Sections};
 
 /// The semantic model of one text, beyond the syntax crate's analysis.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

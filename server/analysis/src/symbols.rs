@@ -7,8 +7,8 @@ use std::ops::Range;
 use promptforge_syntax::Document;
 
 use crate::lua_facts::{Arg, StringLit};
-use crate::sections::Caller;
 use crate::Model;
+use promptforge_syntax::sections::Caller;
 
 /// A name with a declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]

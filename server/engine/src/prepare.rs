@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use promptforge_syntax::{Analysis, Document};
+use promptforge_syntax::{Analysis, Document, Sections};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Position, RunError, RunErrorKind};
@@ -54,6 +54,8 @@ pub struct ModelLabel {
 pub struct Prepared {
     /// The document.
     pub document: Arc<Document>,
+    /// Its sections, which resolve the targets of `jump`, `call` and `fanout`.
+    pub sections: Arc<Sections>,
     /// The prompt's name.
     pub name: String,
     /// The run's tool catalog.
@@ -252,6 +254,7 @@ pub async fn prepare(
         slot_index: first_positions(slots.iter().map(|s| s.alias.as_str())),
         label_index: first_positions(labels.iter().map(|l| l.label.as_str())),
         document: Arc::new(document.clone()),
+        sections: Arc::new(Sections::new(document)),
         name: frontmatter
             .name
             .as_ref()

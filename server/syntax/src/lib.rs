@@ -17,6 +17,7 @@ pub mod messages;
 pub mod node_kinds;
 pub mod parsed_file;
 pub mod prompt_detection;
+pub mod sections;
 
 pub use diagnostic::{
     Code, Diagnostic, FieldPlace, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,
@@ -26,6 +27,7 @@ pub use frontmatter::Frontmatter;
 pub use line_index::{LineCol, LineIndex};
 pub use parsed_file::{AnalysisWork, Edit, EditError, ParsedFile};
 pub use prompt_detection::{is_prompt, NOT_A_PROMPT};
+pub use sections::{Caller, Sections};
 
 /// The result of analysing one text: the document model, every diagnostic in
 /// document order, and the line index to print their positions.

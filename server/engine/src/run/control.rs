@@ -28,7 +28,7 @@ fn target_arg(function: &str, value: &Value) -> mlua::Result<String> {
 }
 
 fn resolve_target(ctx: &SectionCtx, target: &str) -> mlua::Result<Located> {
-    resolve(&ctx.run.prepared.document, &ctx.path, target).map_err(usage_error)
+    resolve(&ctx.run.prepared.sections, &ctx.path, target).map_err(usage_error)
 }
 
 /// Raises a chain's run error in the caller: limits and cancellations stay fatal,

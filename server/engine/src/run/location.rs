@@ -1,7 +1,8 @@
-//! Places in the section tree and targets (`'## Name'`) resolved against a caller's
-//! siblings and direct children (`language.md` §3.2).
+//! Places in the section tree as the walk addresses them (index paths), and
+//! targets (`'## Name'`) resolved by the syntax crate's [`Sections`] against a
+//! caller's siblings and direct children (`language.md` §3.2).
 
-use promptforge_syntax::{Document, Section};
+use promptforge_syntax::{Document, Section, Sections};
 
 use crate::messages;
 
@@ -56,69 +57,26 @@ pub fn target_of(document: &Document, path: &[usize]) -> String {
     }
 }
 
-/// Every section visible from `path`, in document order: siblings up to the caller,
-/// its direct children, the siblings after it.
-fn visible(document: &Document, path: &[usize]) -> Vec<Located> {
-    let mut out = Vec::new();
-    let own_children = |out: &mut Vec<Located>| {
-        for index in 0..children_at(document, path).len() {
-            out.push(Located {
-                parent: path.to_vec(),
-                index,
-            });
-        }
-    };
-    match path.split_last() {
-        None => own_children(&mut out),
-        Some((me, parent)) => {
-            let siblings = children_at(document, parent).len();
-            for index in 0..=*me {
-                out.push(Located {
-                    parent: parent.to_vec(),
-                    index,
-                });
-            }
-            own_children(&mut out);
-            for index in me + 1..siblings {
-                out.push(Located {
-                    parent: parent.to_vec(),
-                    index,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Resolves `target` from the section at `caller`; the error is the §3.2 message.
-pub fn resolve(document: &Document, caller: &[usize], target: &str) -> Result<Located, String> {
-    let candidates = visible(document, caller);
-    let wanted = parse_target(target);
-    if let Some((level, text)) = wanted {
-        let found = candidates.iter().find(|c| {
-            section_at(document, &c.path())
-                .is_some_and(|s| s.heading.level == level && s.heading.text == text)
-        });
-        if let Some(found) = found {
-            return Ok(found.clone());
-        }
-    }
-    let names: Vec<String> = candidates
-        .iter()
-        .map(|c| target_of(document, &c.path()))
-        .collect();
-    Err(messages::section_not_visible(
-        target,
-        &target_of(document, caller),
-        &names,
-    ))
-}
-
-fn parse_target(target: &str) -> Option<(u8, &str)> {
-    let level = target.bytes().take_while(|b| *b == b'#').count();
-    let text = target.get(level..)?.strip_prefix(' ')?;
-    let level = u8::try_from(level).ok().filter(|l| (2..=6).contains(l))?;
-    Some((level, text.trim()))
+/// Resolves `target` from the section at `caller` with the prompt's
+/// [`Sections`] (the one implementation of §3.2); the error is the §3.2 message.
+pub fn resolve(sections: &Sections, caller: &[usize], target: &str) -> Result<Located, String> {
+    let caller = sections.caller_at_path(caller);
+    let index = sections.resolve_or_message(caller, target)?;
+    // A section's path is never empty (the H1 has no entry).
+    let (index, parent) = sections
+        .get(index)
+        .and_then(|s| s.path.split_last())
+        .ok_or_else(|| {
+            messages::section_not_visible(
+                target,
+                &sections.caller_name(caller),
+                &sections.visible_targets(caller),
+            )
+        })?;
+    Ok(Located {
+        parent: parent.to_vec(),
+        index: *index,
+    })
 }
 
 #[cfg(test)]
@@ -127,8 +85,8 @@ mod tests {
 
     const TEXT: &str = "---\nname: p\ndescription: d\npromptforge: 0\n---\n\n# Title\n\n## A\n\n### A1\n\n### A2\n\n## B\n\n### B1\n";
 
-    fn document() -> Document {
-        promptforge_syntax::parse(TEXT).document
+    fn document() -> Sections {
+        Sections::new(&promptforge_syntax::parse(TEXT).document)
     }
 
     #[test]

@@ -167,7 +167,7 @@ fn allow_tasks(ctx: &SectionCtx, targets: Value) -> mlua::Result<()> {
         }
     }
     for target in &ordered {
-        resolve(&ctx.run.prepared.document, &ctx.path, target).map_err(usage_error)?;
+        resolve(&ctx.run.prepared.sections, &ctx.path, target).map_err(usage_error)?;
     }
     ctx.with_state(|s| s.tools.allow_tasks = (!ordered.is_empty()).then_some(ordered));
     Ok(())

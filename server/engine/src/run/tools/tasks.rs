@@ -113,7 +113,7 @@ fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json, globals: Globals) -> mlu
     if !allowed.iter().any(|a| a == target) {
         return Ok(messages::task_target_not_allowed(target, &allowed));
     }
-    let located = match resolve(&ctx.run.prepared.document, &ctx.path, target) {
+    let located = match resolve(&ctx.run.prepared.sections, &ctx.path, target) {
         Ok(located) => located,
         Err(message) => return Ok(message),
     };

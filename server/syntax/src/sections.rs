@@ -1,11 +1,14 @@
-//! The section tree flattened in document order, which section each Lua block
-//! runs in, and which targets each caller can see (`language.md` §3.2: a target
-//! resolves against the caller's siblings and direct children).
+//! Targets (`language.md` §3.2), the one implementation: the section tree
+//! flattened in document order, which section each Lua block runs in, which
+//! sections each caller can see (its siblings and direct children) and the
+//! section a target string names. The engine resolves `jump`/`call`/`fanout`
+//! with it, the static checks and the editor read it.
 
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
-use promptforge_syntax::{Body, Document, Heading, Section};
+use crate::document::{Body, Document, Heading, Section};
+use crate::messages;
 use rustc_hash::FxHasher;
 
 /// Where a Lua block runs.
@@ -32,6 +35,8 @@ pub struct SectionEntry {
     pub prose: Vec<Range<usize>>,
     /// True when it runs only when addressed.
     pub off_walk: bool,
+    /// Its place in the tree: the indices from the top-level sections down.
+    pub path: Vec<usize>,
 }
 
 /// Every section of a document in document order, and each Lua block's caller.
@@ -81,9 +86,19 @@ impl Sections {
 
     fn push(&mut self, section: &Section, parent: Option<usize>, document: &Document) {
         let index = self.all.len();
+        let mut path = parent
+            .and_then(|p| self.all.get(p))
+            .map(|p| p.path.clone())
+            .unwrap_or_default();
         match parent.and_then(|p| self.children.get_mut(p)) {
-            Some(siblings) => siblings.push(index),
-            None => self.top.push(index),
+            Some(siblings) => {
+                path.push(siblings.len());
+                siblings.push(index);
+            }
+            None => {
+                path.push(self.top.len());
+                self.top.push(index);
+            }
         }
         self.children.push(Vec::new());
         self.by_text.push((text_hash(&section.heading.text), index));
@@ -93,6 +108,7 @@ impl Sections {
             range: section.range.clone(),
             prose: section.body.prose.clone(),
             off_walk: section.off_walk,
+            path,
         });
         self.assign(&section.body, Caller::Section(index), document);
         for child in &section.children {
@@ -189,6 +205,42 @@ impl Sections {
                 })
             }
         }
+    }
+
+    /// The section at `path` (indices from the top-level sections down); None for
+    /// the H1 (an empty path) or a path out of range.
+    pub fn at_path(&self, path: &[usize]) -> Option<usize> {
+        let (first, rest) = path.split_first()?;
+        let mut index = *self.top.get(*first)?;
+        for step in rest {
+            index = *self.children.get(index)?.get(*step)?;
+        }
+        Some(index)
+    }
+
+    /// The caller a section path is: the H1 pass for the empty path.
+    pub fn caller_at_path(&self, path: &[usize]) -> Caller {
+        self.at_path(path).map_or(Caller::H1, Caller::Section)
+    }
+
+    /// The section `target` names from `caller`, or the §3.2 message
+    /// (`no section "{target}" is visible from "{caller}"; visible: [...]`).
+    pub fn resolve_or_message(&self, caller: Caller, target: &str) -> Result<usize, String> {
+        self.resolve(caller, target).ok_or_else(|| {
+            messages::section_not_visible(
+                target,
+                &self.caller_name(caller),
+                &self.visible_targets(caller),
+            )
+        })
+    }
+
+    /// The target strings of the sections visible from `caller`, in document order.
+    pub fn visible_targets(&self, caller: Caller) -> Vec<String> {
+        self.visible(caller)
+            .into_iter()
+            .filter_map(|i| self.get(i).map(|s| s.heading.target()))
+            .collect()
     }
 
     /// The section whose heading line holds `offset`.
