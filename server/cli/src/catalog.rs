@@ -16,15 +16,9 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CatalogArgs, CatalogFormat, GlobalArgs};
+use crate::exit::Exit;
 use crate::host_setup;
 use crate::problem::Problem;
-
-/// Exit status when the listing was printed.
-const EXIT_OK: u8 = 0;
-/// Exit status when the prompt has problems (printed instead of its catalog).
-const EXIT_PROBLEMS: u8 = 1;
-/// Exit status of a usage error.
-const EXIT_USAGE: u8 = 2;
 
 /// One Plugin of the Host and what activating it gave.
 struct PluginListing {
@@ -35,7 +29,7 @@ struct PluginListing {
 }
 
 /// Runs `promptforge catalog`; returns the exit status.
-pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
+pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> Exit {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -43,7 +37,7 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("promptforge: cannot start the runtime: {e}");
-            return EXIT_USAGE;
+            return Exit::Usage;
         }
     };
     let dir = args
@@ -55,7 +49,7 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
         Ok(host) => Arc::new(host),
         Err(error) => {
             eprintln!("promptforge: {error}");
-            return EXIT_USAGE;
+            return Exit::Usage;
         }
     };
     let cancel = CancellationToken::new();
@@ -66,14 +60,11 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
         }
         Some(file) => {
             let display = file.display().to_string();
-            let text = match std::fs::read_to_string(file) {
+            let text = match crate::files::read_text(file) {
                 Ok(text) => text,
-                Err(e) => {
-                    eprintln!(
-                        "promptforge: {display}: {}",
-                        crate::files::describe_io_error(&e)
-                    );
-                    return EXIT_USAGE;
+                Err(reason) => {
+                    eprintln!("promptforge: {display}: {reason}");
+                    return Exit::Usage;
                 }
             };
             if !is_prompt(&text) {
@@ -81,7 +72,7 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
                     "{}",
                     crate::output::text_line(&Problem::not_a_prompt(&display))
                 );
-                return EXIT_PROBLEMS;
+                return Exit::Problems;
             }
             let analysis = parse(&text);
             let store = Arc::new(Store::in_memory());
@@ -95,7 +86,7 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> u8 {
                     let problem =
                         Problem::from_prepare(&display, &text, &analysis.line_index, &error);
                     println!("{}", crate::output::text_line(&problem));
-                    EXIT_PROBLEMS
+                    Exit::Problems
                 }
             }
         }
@@ -129,7 +120,7 @@ async fn list_plugins(host: &Host, cancel: CancellationToken) -> Vec<PluginListi
     listings
 }
 
-fn print(format: CatalogFormat, text: String, object: Value) -> u8 {
+fn print(format: CatalogFormat, text: String, object: Value) -> Exit {
     let mut out = io::stdout().lock();
     let written = match format {
         CatalogFormat::Text => out.write_all(text.as_bytes()),
@@ -138,11 +129,11 @@ fn print(format: CatalogFormat, text: String, object: Value) -> u8 {
             .and_then(|()| writeln!(out)),
     };
     match written.and_then(|()| out.flush()) {
-        Ok(()) => EXIT_OK,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+        Ok(()) => Exit::Ok,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Ok,
         Err(e) => {
             eprintln!("promptforge: cannot write the output: {e}");
-            EXIT_USAGE
+            Exit::Usage
         }
     }
 }

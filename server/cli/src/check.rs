@@ -21,32 +21,11 @@ use promptforge_syntax::{is_prompt, parse, Analysis, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
+use crate::exit::Exit;
 use crate::files::{self, PathError, Target};
 use crate::host_setup;
 use crate::output;
 use crate::problem::Problem;
-
-/// How a `check` ended; each outcome has its exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// No problem in any file.
-    Clean,
-    /// At least one problem was printed.
-    Problems,
-    /// A path could not be read (or the output could not be written).
-    Usage,
-}
-
-impl Status {
-    /// The process exit code: 0, 1 or 2.
-    pub fn code(self) -> u8 {
-        match self {
-            Status::Clean => 0,
-            Status::Problems => 1,
-            Status::Usage => 2,
-        }
-    }
-}
 
 /// What checking one file gave.
 enum FileOutcome {
@@ -59,7 +38,7 @@ enum FileOutcome {
 }
 
 /// Runs `check` and prints its output; returns how it ended.
-pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
+pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
     let collected = files::collect(&args.paths);
     let mut errors = collected.errors;
     let mut problems = Vec::new();
@@ -68,7 +47,7 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
         Ok(preparer) => preparer,
         Err(error) => {
             eprintln!("promptforge: {error}");
-            return Status::Usage;
+            return Exit::Usage;
         }
     };
     for target in &collected.targets {
@@ -97,7 +76,7 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
     if let Err(error) = written {
         if error.kind() != io::ErrorKind::BrokenPipe {
             eprintln!("promptforge: cannot write the output: {error}");
-            return Status::Usage;
+            return Exit::Usage;
         }
     }
     if global.verbose {
@@ -107,11 +86,11 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Status {
         .iter()
         .any(|p| p.severity == Severity::Error || args.deny_warnings());
     if !errors.is_empty() {
-        Status::Usage
+        Exit::Usage
     } else if failing {
-        Status::Problems
+        Exit::Problems
     } else {
-        Status::Clean
+        Exit::Ok
     }
 }
 

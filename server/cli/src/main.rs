@@ -7,6 +7,7 @@
 mod catalog;
 mod check;
 mod cli;
+mod exit;
 mod files;
 mod host_setup;
 mod lsp;
@@ -25,8 +26,8 @@ fn main() -> ExitCode {
     let status = match &cli.command {
         Command::Check(args) => check::run(args, &cli.global),
         Command::Lsp => lsp::run(),
-        Command::Catalog(args) => return ExitCode::from(catalog::run(args, &cli.global)),
-        Command::Run(args) => return ExitCode::from(run::run(args, &cli.global)),
+        Command::Catalog(args) => catalog::run(args, &cli.global),
+        Command::Run(args) => run::run(args, &cli.global),
     };
     ExitCode::from(status.code())
 }

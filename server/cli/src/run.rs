@@ -16,24 +16,16 @@ use promptforge_syntax::is_prompt;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{GlobalArgs, RunArgs, RunFormat};
+use crate::exit::Exit;
 use crate::host_setup;
 
-/// Exit status of a successful run.
-const EXIT_OK: u8 = 0;
-/// Exit status of a run error.
-const EXIT_RUN_ERROR: u8 = 1;
-/// Exit status of a usage error.
-const EXIT_USAGE: u8 = 2;
-/// Exit status of a cancelled run.
-const EXIT_CANCELLED: u8 = 130;
-
-fn usage(path: &str, reason: impl std::fmt::Display) -> u8 {
+fn usage(path: &str, reason: impl std::fmt::Display) -> Exit {
     eprintln!("promptforge: {path}: {reason}");
-    EXIT_USAGE
+    Exit::Usage
 }
 
 /// The argument string: ARGS joined by spaces, or `--args-file` (`-` for stdin).
-fn argument_string(args: &RunArgs) -> Result<String, u8> {
+fn argument_string(args: &RunArgs) -> Result<String, Exit> {
     let Some(file) = &args.args_file else {
         return Ok(args.args.join(" "));
     };
@@ -53,21 +45,18 @@ fn argument_string(args: &RunArgs) -> Result<String, u8> {
 }
 
 /// Runs `promptforge run`; returns the exit status.
-pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
+pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
     let display = args.file.display().to_string();
-    let text = match std::fs::read(&args.file) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => return usage(&display, crate::files::not_utf8(&e)),
-        },
-        Err(e) => return usage(&display, crate::files::describe_io_error(&e)),
+    let text = match crate::files::read_text(&args.file) {
+        Ok(text) => text,
+        Err(reason) => return usage(&display, reason),
     };
     if !is_prompt(&text) {
         eprintln!(
             "{}",
             crate::output::text_line(&crate::problem::Problem::not_a_prompt(&display))
         );
-        return EXIT_RUN_ERROR;
+        return Exit::Problems;
     }
     let arguments = match argument_string(args) {
         Ok(arguments) => arguments,
@@ -77,14 +66,14 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
         Ok(config) => config,
         Err(error) => {
             eprintln!("promptforge: {error}");
-            return EXIT_USAGE;
+            return Exit::Usage;
         }
     };
     let mut host = match host_setup::host_of(config) {
         Ok(host) => host,
         Err(error) => {
             eprintln!("promptforge: {error}");
-            return EXIT_USAGE;
+            return Exit::Usage;
         }
     };
     let stdin_is_operator = !global.no_input
@@ -152,13 +141,13 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> u8 {
     if let Err(error) = written {
         if error.kind() != io::ErrorKind::BrokenPipe {
             eprintln!("promptforge: cannot write the output: {error}");
-            return EXIT_USAGE;
+            return Exit::Usage;
         }
     }
     match &outcome.error {
-        None => EXIT_OK,
-        Some(error) if error.kind == RunErrorKind::Cancelled => EXIT_CANCELLED,
-        Some(_) => EXIT_RUN_ERROR,
+        None => Exit::Ok,
+        Some(error) if error.kind == RunErrorKind::Cancelled => Exit::Cancelled,
+        Some(_) => Exit::Problems,
     }
 }
 
@@ -169,6 +158,6 @@ async fn cancel_on_ctrl_c(cancel: CancellationToken) {
     }
     cancel.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
-        std::process::exit(i32::from(EXIT_CANCELLED));
+        std::process::exit(i32::from(Exit::Cancelled.code()));
     }
 }
