@@ -4,26 +4,17 @@
 use std::ops::Range;
 
 use promptforge_engine::RunError;
-use promptforge_syntax::{Code, Diagnostic, LineCol, LineIndex, Severity};
-
-/// A 0-based line and a column in UTF-16 code units (LSP's `Position`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Utf16Position {
-    /// 0-based line.
-    pub line: u32,
-    /// 0-based column in UTF-16 code units.
-    pub character: u32,
-}
+use promptforge_syntax::{Code, ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
 
 /// Where a problem (or a place related to it) is, in every unit a format needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
     /// Byte range in the file's text.
     pub bytes: Range<usize>,
-    /// Start of the range, LSP-style.
-    pub start: Utf16Position,
+    /// Start of the range, LSP-style (0-based, UTF-16 columns).
+    pub start: LineCol,
     /// End of the range, LSP-style.
-    pub end: Utf16Position,
+    pub end: LineCol,
 }
 
 /// Another place a problem involves (the first declaration of a Plugin, ...).
@@ -80,27 +71,16 @@ pub struct Problem {
 impl Span {
     /// The span of `bytes` in `text` (clamped to the text by the line index).
     pub fn new(text: &str, index: &LineIndex, bytes: Range<usize>) -> Self {
-        let start = index.line_col_utf16(text, bytes.start);
-        let end = index.line_col_utf16(text, bytes.end);
         Span {
+            start: index.line_col_in(text, bytes.start, ColumnUnit::Utf16),
+            end: index.line_col_in(text, bytes.end, ColumnUnit::Utf16),
             bytes,
-            start: Utf16Position {
-                line: start.line,
-                character: start.col,
-            },
-            end: Utf16Position {
-                line: end.line,
-                character: end.col,
-            },
         }
     }
 
     /// The empty span at the start of a file.
     fn file_start() -> Self {
-        let origin = Utf16Position {
-            line: 0,
-            character: 0,
-        };
+        let origin = LineCol::default();
         Span {
             bytes: 0..0,
             start: origin,

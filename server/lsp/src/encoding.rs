@@ -1,11 +1,12 @@
 //! Positions: byte offsets of a text <-> LSP positions, in the encoding the
 //! client and the server agreed on (UTF-16 code units by default, UTF-8 bytes
-//! when the client offers `utf-8`). Lines end at LF, CRLF and a lone CR, as in
+//! or UTF-32 characters when the client offers them). The conversion itself is
+//! the syntax crate's [`LineIndex`] in a [`ColumnUnit`]. Lines end at LF, CRLF and a lone CR, as in
 //! the protocol; a leading BOM takes no column, as in `promptforge check`.
 
 use std::ops::Range;
 
-use promptforge_syntax::{LineCol, LineIndex};
+use promptforge_syntax::{ColumnUnit, LineCol, LineIndex};
 use ropey::Rope;
 use tower_lsp::lsp_types::{Position, PositionEncodingKind, Range as LspRange};
 
@@ -19,16 +20,30 @@ pub enum PositionEncoding {
     Utf16,
     /// UTF-8 bytes, when the client offers `utf-8` in `general.positionEncodings`.
     Utf8,
+    /// Unicode scalar values, when the client offers `utf-32` (and not `utf-8`).
+    Utf32,
 }
 
 impl PositionEncoding {
     /// The encoding to use for a client offering `offered` (in its order of preference).
     pub fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Self {
-        let utf8 = offered.is_some_and(|kinds| kinds.contains(&PositionEncodingKind::UTF8));
-        if utf8 {
+        let offers =
+            |kind: &PositionEncodingKind| offered.is_some_and(|kinds| kinds.contains(kind));
+        if offers(&PositionEncodingKind::UTF8) {
             PositionEncoding::Utf8
+        } else if offers(&PositionEncodingKind::UTF32) {
+            PositionEncoding::Utf32
         } else {
             PositionEncoding::Utf16
+        }
+    }
+
+    /// The syntax crate's column unit of this encoding.
+    pub fn unit(self) -> ColumnUnit {
+        match self {
+            PositionEncoding::Utf16 => ColumnUnit::Utf16,
+            PositionEncoding::Utf8 => ColumnUnit::Utf8,
+            PositionEncoding::Utf32 => ColumnUnit::Utf32,
         }
     }
 
@@ -37,6 +52,7 @@ impl PositionEncoding {
         match self {
             PositionEncoding::Utf16 => PositionEncodingKind::UTF16,
             PositionEncoding::Utf8 => PositionEncodingKind::UTF8,
+            PositionEncoding::Utf32 => PositionEncodingKind::UTF32,
         }
     }
 
@@ -45,6 +61,7 @@ impl PositionEncoding {
         match self {
             PositionEncoding::Utf16 => c.len_utf16(),
             PositionEncoding::Utf8 => c.len_utf8(),
+            PositionEncoding::Utf32 => 1,
         }
     }
 
@@ -53,6 +70,7 @@ impl PositionEncoding {
         match self {
             PositionEncoding::Utf16 => s.encode_utf16().count(),
             PositionEncoding::Utf8 => s.len(),
+            PositionEncoding::Utf32 => s.chars().count(),
         }
     }
 }
@@ -71,24 +89,9 @@ pub struct Positions<'a> {
 impl Positions<'_> {
     /// The LSP position of byte `offset` (clamped into the text, onto a character start).
     pub fn position(&self, offset: usize) -> Position {
-        let LineCol { line, col } = match self.encoding {
-            PositionEncoding::Utf16 => self.index.line_col_utf16(self.text, offset),
-            PositionEncoding::Utf8 => {
-                let chars = self.index.line_col(self.text, offset);
-                let start = self.index.offset(
-                    self.text,
-                    LineCol {
-                        line: chars.line,
-                        col: 0,
-                    },
-                );
-                let end = self.index.offset(self.text, chars);
-                LineCol {
-                    line: chars.line,
-                    col: (end.saturating_sub(start)) as u32,
-                }
-            }
-        };
+        let LineCol { line, col } = self
+            .index
+            .line_col_in(self.text, offset, self.encoding.unit());
         Position::new(line, col)
     }
 
@@ -105,26 +108,7 @@ impl Positions<'_> {
             line: position.line,
             col: position.character,
         };
-        match self.encoding {
-            PositionEncoding::Utf16 => self.index.offset_utf16(self.text, pos),
-            PositionEncoding::Utf8 => {
-                let Some(line) = self.index.line_range(self.text, pos.line) else {
-                    return self.text.len();
-                };
-                let origin = self.index.offset(
-                    self.text,
-                    LineCol {
-                        line: pos.line,
-                        col: 0,
-                    },
-                );
-                let mut at = (origin + pos.col as usize).min(line.end);
-                while at > origin && !self.text.is_char_boundary(at) {
-                    at -= 1;
-                }
-                at
-            }
-        }
+        self.index.offset_in(self.text, pos, self.encoding.unit())
     }
 
     /// The byte range of an LSP range (each end converted as [`Positions::offset`] does; a
@@ -184,7 +168,11 @@ mod tests {
     #[test]
     fn rope_and_line_index_agree_on_every_line_end_and_width() {
         let text = "\u{feff}a😀b\r\nc\rd\né\n";
-        for encoding in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
+        for encoding in [
+            PositionEncoding::Utf16,
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf32,
+        ] {
             for line in 0..6 {
                 for character in 0..8 {
                     let (index, rope) = both(text, line, character, encoding);
@@ -203,7 +191,11 @@ mod tests {
     fn positions_round_trip() {
         let text = "x😀\r\n\tÿz";
         let index = LineIndex::new(text);
-        for encoding in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
+        for encoding in [
+            PositionEncoding::Utf16,
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf32,
+        ] {
             let positions = Positions {
                 text,
                 index: &index,
@@ -229,5 +221,19 @@ mod tests {
             PositionEncoding::negotiate(Some(&offered)),
             PositionEncoding::Utf8
         );
+        let offered = [PositionEncodingKind::UTF32, PositionEncodingKind::UTF16];
+        assert_eq!(
+            PositionEncoding::negotiate(Some(&offered)),
+            PositionEncoding::Utf32
+        );
+        let text = "a😀b";
+        let index = LineIndex::new(text);
+        let utf32 = Positions {
+            text,
+            index: &index,
+            encoding: PositionEncoding::Utf32,
+        };
+        assert_eq!(utf32.position(5), Position::new(0, 2));
+        assert_eq!(utf32.offset(Position::new(0, 2)), 5);
     }
 }

@@ -3,6 +3,18 @@
 //! LF, CRLF and a lone CR each end a line, as in the Language Server Protocol.
 //! A leading BOM is ignored: it takes no column.
 
+/// The unit columns are counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColumnUnit {
+    /// UTF-8 bytes.
+    Utf8,
+    /// UTF-16 code units (the LSP default).
+    #[default]
+    Utf16,
+    /// Unicode scalar values (characters: what `check` prints).
+    Utf32,
+}
+
 /// A position as a line and a column, both 0-based; the column's unit depends on the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct LineCol {
@@ -93,6 +105,27 @@ impl LineIndex {
             offset -= 1;
         }
         offset
+    }
+
+    /// Line and column of byte `offset` in `unit`s, both 0-based (the one
+    /// conversion the language server's negotiated encodings and `check` use).
+    pub fn line_col_in(&self, text: &str, offset: usize, unit: ColumnUnit) -> LineCol {
+        match unit {
+            ColumnUnit::Utf8 => self.convert(text, offset, str::len),
+            ColumnUnit::Utf16 => self.line_col_utf16(text, offset),
+            ColumnUnit::Utf32 => self.line_col(text, offset),
+        }
+    }
+
+    /// Byte offset of a 0-based line and a column in `unit`s; a column past the
+    /// line's end gives the line's end, a line past the end gives the text's end,
+    /// and a column inside a character gives the character's start.
+    pub fn offset_in(&self, text: &str, pos: LineCol, unit: ColumnUnit) -> usize {
+        match unit {
+            ColumnUnit::Utf8 => self.offset_by(text, pos, char::len_utf8, char::len_utf8),
+            ColumnUnit::Utf16 => self.offset_utf16(text, pos),
+            ColumnUnit::Utf32 => self.offset(text, pos),
+        }
     }
 
     /// Line and column in Unicode scalar values of byte `offset`, both 0-based.

@@ -12,7 +12,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::problem::{Problem, Span, Utf16Position};
+use promptforge_syntax::LineCol;
+
+use crate::problem::{Problem, Span};
 
 #[derive(Serialize)]
 struct JsonPosition {
@@ -70,10 +72,10 @@ struct JsonProblem<'a> {
     fixes: Vec<JsonFix<'a>>,
 }
 
-fn position(p: Utf16Position) -> JsonPosition {
+fn position(p: LineCol) -> JsonPosition {
     JsonPosition {
         line: p.line,
-        character: p.character,
+        character: p.col,
     }
 }
 
