@@ -30,11 +30,9 @@ pub fn is_prompt(text: &str) -> bool {
 }
 
 /// Reads the YAML for a top-level `promptforge` key (flow style, or other forms a
-/// line scan misses). Invalid YAML has no key.
+/// line scan misses), with the frontmatter's own reader. Invalid YAML has no key.
 fn has_promptforge_key(yaml: &str) -> bool {
-    serde_yaml::from_str::<serde_yaml::Value>(yaml)
-        .ok()
-        .is_some_and(|value| value.get("promptforge").is_some())
+    crate::frontmatter::has_top_level_key(yaml, "promptforge")
 }
 
 fn is_promptforge_key(line: &str) -> bool {
@@ -66,5 +64,38 @@ mod tests {
         assert!(!is_prompt("---\n{name: promptforge}\n---\n"));
         assert!(!is_prompt("---\nnested:\n  promptforge: 0\n---\n"));
         assert!(!is_prompt(""));
+    }
+
+    /// YAML 1.1 and 1.2 read some plain scalars differently (`on`, `yes`, `010`);
+    /// detection and validation use one reader (1.2), so they agree.
+    #[test]
+    fn detection_and_validation_read_yaml_alike() {
+        let text = "---
+{on: 1, promptforge: 0, name: yes, description: d, max_tool_iterations: 010}
+---
+\n# T\n";
+        assert!(is_prompt(text));
+        let analysis = crate::parse(text);
+        let messages: Vec<&str> = analysis
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        // `on` is a string key (1.1 would read a boolean): an unknown field, named as written.
+        assert_eq!(
+            messages,
+            ["unknown field `on`, expected one of `name`, `description`, `promptforge`, `plugins`, `tools`, `models`, `max_tool_iterations`"]
+        );
+        let frontmatter = analysis.document.frontmatter.expect("a frontmatter");
+        // `yes` is the string "yes" (1.1: true), `010` is ten (1.1: eight).
+        assert_eq!(frontmatter.name.map(|n| n.value).as_deref(), Some("yes"));
+        assert_eq!(frontmatter.max_tool_iterations.map(|n| n.value), Some(10));
+        // A key that is not a string is no `promptforge` key, for either.
+        assert!(!is_prompt(
+            "---
+{1: promptforge}
+---
+"
+        ));
     }
 }

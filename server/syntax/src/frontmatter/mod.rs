@@ -128,9 +128,31 @@ impl Cx<'_> {
 
     /// True when a key is written as a string (not `1:`, `true:`, `null:`, or a collection).
     pub fn is_string_key(key: &Node) -> bool {
+        is_string_key(key)
+    }
+}
+
+/// True when a map key is a string (not a number, boolean or null written bare).
+fn is_string_key(key: &Node) -> bool {
+    {
         matches!(
             key.scalar().map(values::resolve_scalar),
             Some(values::Value::Str(_))
         )
+    }
+}
+
+/// True when `yaml` (a frontmatter's text) parses and its top level is a map with a
+/// string key `promptforge`: prompt detection reads the frontmatter with the same
+/// YAML reader (1.2, saphyr) and the same key rule as validation.
+pub fn has_top_level_key(yaml: &str, wanted: &str) -> bool {
+    let Ok(Some(root)) = yaml::parse(yaml, 0..yaml.len()) else {
+        return false;
+    };
+    match values::resolve(&root) {
+        values::Value::Map(pairs) => pairs
+            .iter()
+            .any(|(key, _)| is_string_key(key) && values::key_text(key, yaml) == wanted),
+        _ => false,
     }
 }
