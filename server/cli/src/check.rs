@@ -215,13 +215,14 @@ pub fn problems(path: &str, text: &str, analysis: &Analysis, found: &[Diagnostic
         .iter()
         .filter(|d| d.code.refuses_requirements())
         .collect();
-    let refusal = requirements::refusal(&analysis.document, found);
+    let mut refusal = requirements::refusal(&analysis.document, found);
     let mut out = Vec::new();
     for diag in found {
         if !diag.code.refuses_requirements() {
             out.push(Problem::from_diagnostic(path, text, index, diag));
-        } else if let (Some(error), true) = (&refusal, grouped.first() == Some(&diag)) {
-            out.push(Problem::refusal(path, text, index, error, &grouped));
+        } else if let Some(error) = refusal.take() {
+            // The notice stands where the first refusing diagnostic is, once.
+            out.push(Problem::refusal(path, text, index, &error, &grouped));
         }
     }
     out
