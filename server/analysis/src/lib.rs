@@ -10,6 +10,7 @@ pub mod fixes;
 pub mod lua_facts;
 
 pub mod symbols;
+pub mod test_file;
 pub mod unbound;
 
 use std::sync::Arc;

@@ -5,9 +5,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use promptforge_engine::models::script::Turn;
 use promptforge_engine::testing::{add_script, prepare_text, prepared_from, run_prepared, runtime};
 use promptforge_engine::{Host, NoEvents, Prepared, Store};
+use promptforge_syntax::test_file::Round;
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
@@ -77,7 +77,7 @@ fn twenty_rounds(c: &mut Criterion) {
         let mut host = Host::offline();
         add_script(
             &mut host,
-            (0..20).map(|i| Turn::Text(format!("reply {i}"))).collect(),
+            (0..20).map(|i| Round::Text(format!("reply {i}"))).collect(),
         );
         Arc::new(host)
     };

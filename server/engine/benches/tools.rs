@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use promptforge_engine::harness::Trust;
-use promptforge_engine::models::script::Turn;
 use promptforge_engine::testing::{
     add_script, prepared_from, run_prepared, runtime, FixedPlugin, TestTool,
 };
 use promptforge_engine::{Host, Prepared};
+use promptforge_syntax::test_file::{Round, ScriptedCall, Spanned};
 use tokio::runtime::Runtime;
 
 /// Calls per run in the call benches. Kept at 500: with this loop, a run of 1,000
@@ -31,7 +31,7 @@ const PLUGIN: &str = "bench/fixed";
 /// A Host with an in-process Plugin holding the one tool `bench/fixed/fixed` (a
 /// trusted plain tool answering a fixed string) and, when `turns` is given, the
 /// script model as its default.
-fn host(turns: Option<Vec<Turn>>) -> Arc<Host> {
+fn host(turns: Option<Vec<Round>>) -> Arc<Host> {
     let fixed = TestTool::new(&format!("{PLUGIN}/fixed"))
         .description("Answers a fixed string")
         .declares(Trust::Trusted)
@@ -130,14 +130,18 @@ fn bound_tool_call(c: &mut Criterion) {
 
 /// The turns of LOOPS `models.loop` runs: each a round of three calls (two bound, one
 /// local), then a text reply.
-fn loop_turns(loops: u32) -> Vec<Turn> {
-    let calls = Turn::Calls(vec![
-        ("fixed".to_owned(), "{}".to_owned()),
-        ("grab".to_owned(), r#"{"value":"x"}"#.to_owned()),
-        ("fixed".to_owned(), "{}".to_owned()),
+fn loop_turns(loops: u32) -> Vec<Round> {
+    let call = |alias: &str, arguments: &str| ScriptedCall {
+        alias: Spanned::new(alias.to_owned(), 0..0),
+        arguments: arguments.to_owned(),
+    };
+    let calls = Round::Calls(vec![
+        call("fixed", "{}"),
+        call("grab", r#"{"value":"x"}"#),
+        call("fixed", "{}"),
     ]);
     (0..loops)
-        .flat_map(|_| [calls.clone(), Turn::Text("done".to_owned())])
+        .flat_map(|_| [calls.clone(), Round::Text("done".to_owned())])
         .collect()
 }
 

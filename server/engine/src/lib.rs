@@ -9,6 +9,7 @@ pub use promptforge_syntax::messages;
 pub mod models;
 pub mod plugins;
 pub mod prepare;
+pub mod prompt_tests;
 pub mod requirements;
 pub mod run;
 pub mod store;

@@ -6,9 +6,9 @@
 mod mcp_common;
 
 use mcp_common::{everything, host_env, repo_root, stub, ID};
-use promptforge_engine::models::script::Turn;
 use promptforge_engine::testing::{add_script, counts, envelope, nonce, prompt, run_async};
 use promptforge_engine::{Host, Outcome, RunOptions};
+use promptforge_syntax::test_file::{Round, ScriptedCall, Spanned};
 
 /// A Host whose configuration has the `[plugin."acme/everything"]` table.
 fn everything_host() -> Host {
@@ -84,7 +84,7 @@ async fn a_server_that_fails_to_start_is_a_missing_required_plugin() {
 
 /// Runs a prompt with the everything Plugin, the slots `slots` and the section `code`
 /// on a Host whose default model is the script `turns`, with seed 1.
-async fn run_scripted(slots: &[(&str, &str)], code: &str, turns: Vec<Turn>) -> Outcome {
+async fn run_scripted(slots: &[(&str, &str)], code: &str, turns: Vec<Round>) -> Outcome {
     let mut tools = String::new();
     for (alias, name) in slots {
         tools.push_str(&format!("  {alias}: {ID}/{name}\n"));
@@ -103,11 +103,14 @@ async fn run_scripted(slots: &[(&str, &str)], code: &str, turns: Vec<Turn>) -> O
 /// record as `role|name|tool_call_id|content`, separated by `\x1e`.
 const LOOP_AND_RECORDS: &str = "local msgs = messages.new():user('go')\nlocal reply = models.loop(msgs)\nlocal out = { reply }\nfor i = 1, #msgs do\n  local m = msgs[i]\n  out[#out + 1] = m.role .. '|' .. (m.name or '') .. '|' .. (m.tool_call_id or '') .. '|' .. m.content\nend\n";
 
-fn call_turn(calls: &[(&str, &str)]) -> Turn {
-    Turn::Calls(
+fn call_turn(calls: &[(&str, &str)]) -> Round {
+    Round::Calls(
         calls
             .iter()
-            .map(|(name, arguments)| ((*name).to_owned(), (*arguments).to_owned()))
+            .map(|(name, arguments)| ScriptedCall {
+                alias: Spanned::new((*name).to_owned(), 0..0),
+                arguments: (*arguments).to_owned(),
+            })
             .collect(),
     )
 }
@@ -122,7 +125,7 @@ async fn a_scripted_model_calls_the_servers_tools_in_models_loop() {
             ("echo", r#"{"message":"hi"}"#),
             ("sum", r#"{"a":2,"b":3.5}"#),
         ]),
-        Turn::Text("Echo said hi; the sum is 5.5.".to_owned()),
+        Round::Text("Echo said hi; the sum is 5.5.".to_owned()),
     ];
     let code = format!(
         "tools.add({{'echo', 'sum'}})\n{LOOP_AND_RECORDS}local call = msgs[2].tool_calls\nout[#out + 1] = call[1].name .. ' ' .. call[1].arguments .. ' ' .. call[2].name .. ' ' .. call[2].arguments\nout[#out + 1] = tools.calls.echo .. ',' .. tools.calls.sum\nreturn table.concat(out, '\\30')"
@@ -164,7 +167,7 @@ async fn a_failing_mcp_call_in_models_loop_becomes_wrapped_failure_text() {
             ("sum", r#"{"a":"two","b":3}"#),
             ("echo", r#"{"message":"still here"}"#),
         ]),
-        Turn::Text("sorry".to_owned()),
+        Round::Text("sorry".to_owned()),
     ];
     let code = format!(
         "tools.add({{'echo', 'sum', 'links'}})\n{LOOP_AND_RECORDS}out[#out + 1] = tools.calls.links .. ',' .. tools.calls.sum .. ',' .. tools.calls.echo\nreturn table.concat(out, '\\30')"

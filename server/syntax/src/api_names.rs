@@ -63,5 +63,24 @@ pub fn is_engine_tool(name: &str) -> bool {
     ENGINE_TOOLS.contains(&name)
 }
 
+/// The error kinds a run can end with, as printed in `error[Kind]` (`language.md`
+/// §3.3): the parse kinds, then the run error kinds, each once. A test file's
+/// `expect.error.kind` is one of them.
+pub const RUN_ERROR_KINDS: [&str; 13] = [
+    "Frontmatter",
+    "Version",
+    "Structure",
+    "Lua",
+    "RequirementsUnmet",
+    "Binding",
+    "Tool",
+    "Model",
+    "Store",
+    "Input",
+    "Limit",
+    "Cancelled",
+    "Internal",
+];
+
 /// The parameter types `tools.add_local` accepts.
 pub const PARAM_TYPES: [&str; 4] = ["string", "integer", "number", "boolean"];

@@ -45,6 +45,14 @@ impl Harness {
         self.plugins.iter().find(|p| p.id() == id)
     }
 
+    /// A Harness of the same Plugins, each passed through `wrap` (a prompt test's
+    /// scripted tools, a recording run's listeners), in the same order.
+    pub fn wrapped(&self, wrap: &dyn Fn(Arc<dyn Plugin>) -> Arc<dyn Plugin>) -> Harness {
+        Harness {
+            plugins: self.plugins.iter().map(|p| wrap(p.clone())).collect(),
+        }
+    }
+
     /// Every registered Plugin id, in registration order.
     pub fn ids(&self) -> Vec<String> {
         self.plugins.iter().map(|p| p.id().to_owned()).collect()

@@ -60,6 +60,8 @@ pub struct Host {
     echo: HostModel,
     notice_given: AtomicBool,
     input: Option<Arc<dyn InputBroker>>,
+    /// The model every label resolves to, when set (a prompt test's script).
+    model_override: Option<HostModel>,
 }
 
 impl std::fmt::Debug for Host {
@@ -104,6 +106,7 @@ impl Host {
             },
             notice_given: AtomicBool::new(false),
             input: None,
+            model_override: None,
         })
     }
 
@@ -126,6 +129,46 @@ impl Host {
             },
             notice_given: AtomicBool::new(false),
             input: None,
+            model_override: None,
+        }
+    }
+
+    /// A Host like this one (configuration, models, limits) with another Harness
+    /// and operator: a prompt test's Host, whose Plugins answer from scripts.
+    pub fn derive(&self, harness: Harness, input: Option<Arc<dyn InputBroker>>) -> Host {
+        Host {
+            config: self.config.clone(),
+            harness,
+            models: self.models.clone(),
+            echo: self.echo.clone(),
+            notice_given: AtomicBool::new(false),
+            input,
+            model_override: self.model_override.clone(),
+        }
+    }
+
+    /// Every label resolves to `provider` from now on, whatever its `model:` says
+    /// and with no offline notice: a prompt test's scripted model.
+    pub fn override_models(&mut self, name: &str, provider: Arc<dyn ModelProvider>) {
+        self.model_override = Some(HostModel {
+            name: name.to_owned(),
+            provider: Ok(provider),
+            provider_model: name.to_owned(),
+        });
+    }
+
+    /// Wraps the provider of every Host model (the built-in `echo` included), e.g. to
+    /// record what a live run's models replied.
+    pub fn wrap_models(&mut self, wrap: &dyn Fn(Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider>) {
+        let wrap_one = |model: &mut HostModel| {
+            if let Ok(provider) = &model.provider {
+                model.provider = Ok(wrap(provider.clone()));
+            }
+        };
+        self.models.values_mut().for_each(wrap_one);
+        wrap_one(&mut self.echo);
+        if let Some(model) = self.model_override.as_mut() {
+            wrap_one(model);
         }
     }
 
@@ -194,6 +237,9 @@ impl Host {
     /// The Host model a label resolves to: its `model:`, else the default model; with
     /// no model configured at all, `echo`. The error is the Binding message.
     pub fn resolve(&self, label: &str, model: Option<&str>) -> Result<HostModel, String> {
+        if let Some(model) = &self.model_override {
+            return Ok(model.clone());
+        }
         if self.is_offline_default() {
             return Ok(self.echo.clone());
         }
@@ -213,7 +259,7 @@ impl Host {
 
     /// The notice of the offline default, the first time it is asked for; then None.
     pub fn take_echo_notice(&self) -> Option<&'static str> {
-        let offline = self.is_offline_default();
+        let offline = self.is_offline_default() && self.model_override.is_none();
         (offline && !self.notice_given.swap(true, Ordering::SeqCst))
             .then_some(messages::ECHO_NOTICE)
     }

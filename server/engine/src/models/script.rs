@@ -1,121 +1,88 @@
-//! The `script` provider: replies from a YAML list of turns, one per model round,
+//! The `script` provider: replies from a YAML list of rounds, one per model round,
 //! in the format of `testing.md`'s `model:` list (`- text: ...` or
-//! `- calls: [ {alias: {arguments}} ]`).
+//! `- calls: [ {alias: {arguments}} ]`), read by the test file reader
+//! ([`promptforge_syntax::test_file::parse_rounds`]) with the same rules and messages.
 
 use std::path::Path;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
+use promptforge_syntax::test_file::{parse_rounds, Round};
+use promptforge_syntax::LineIndex;
 use tokio_util::sync::CancellationToken;
 
 use crate::messages;
 use crate::models::provider::{ModelError, ModelProvider, ModelReply, ModelRequest, ToolCall};
-
-/// One scripted round.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Turn {
-    /// A final text reply.
-    Text(String),
-    /// Tool calls: (name, JSON arguments text), in order.
-    Calls(Vec<(String, String)>),
-}
 
 /// Why a turns file could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ScriptError(pub String);
 
-/// Reads a YAML list of turns.
-pub fn parse_turns(yaml: &str) -> Result<Vec<Turn>, ScriptError> {
-    let value: serde_yaml::Value = serde_yaml::from_str(yaml)
-        .map_err(|e| ScriptError(format!("the turns are not valid YAML: {e}")))?;
-    if value.is_null() {
-        return Ok(Vec::new());
+/// Reads a YAML list of rounds; the first problem as `{line}:{column}: {message}`.
+pub fn parse_turns(yaml: &str) -> Result<Vec<Round>, ScriptError> {
+    let (rounds, diagnostics) = parse_rounds(yaml);
+    match diagnostics.first() {
+        None => Ok(rounds),
+        Some(first) => {
+            let (line, column) = LineIndex::new(yaml).position(yaml, first.offset);
+            Err(ScriptError(format!("{line}:{column}: {}", first.message)))
+        }
     }
-    let Some(list) = value.as_sequence() else {
-        return Err(ScriptError("the turns file holds a list of turns".into()));
-    };
-    list.iter()
-        .enumerate()
-        .map(|(i, turn)| parse_turn(i + 1, turn))
-        .collect()
 }
 
-fn parse_turn(number: usize, turn: &serde_yaml::Value) -> Result<Turn, ScriptError> {
-    let bad = |what: &str| ScriptError(format!("turn {number}: {what}"));
-    let map = turn
-        .as_mapping()
-        .ok_or_else(|| bad("expected a map with `text` or `calls`"))?;
-    if map.len() != 1 {
-        return Err(bad("expected exactly one of `text` or `calls`"));
-    }
-    if let Some(text) = map.get("text") {
-        let text = text
-            .as_str()
-            .ok_or_else(|| bad("`text` must be a string"))?;
-        return Ok(Turn::Text(text.to_owned()));
-    }
-    let calls = map
-        .get("calls")
-        .and_then(serde_yaml::Value::as_sequence)
-        .ok_or_else(|| bad("expected exactly one of `text` or `calls` (a list)"))?;
-    let mut out = Vec::new();
-    for call in calls {
-        let entry = call
-            .as_mapping()
-            .filter(|m| m.len() == 1)
-            .and_then(|m| m.iter().next())
-            .ok_or_else(|| bad("each call is a map of one alias to its arguments"))?;
-        let name = entry
-            .0
-            .as_str()
-            .ok_or_else(|| bad("a call's alias must be a string"))?;
-        let arguments = match entry.1 {
-            serde_yaml::Value::String(raw) => raw.clone(),
-            other => {
-                let json: serde_json::Value = serde_yaml::from_value(other.clone())
-                    .map_err(|e| bad(&format!("the arguments of {name} are not JSON data: {e}")))?;
-                json.to_string()
-            }
-        };
-        out.push((name.to_owned(), arguments));
-    }
-    Ok(Turn::Calls(out))
+/// Where the replay stands.
+#[derive(Debug, Default)]
+struct Progress {
+    /// The next round to reply with.
+    next: usize,
+    /// True once a round was asked for after the script ended.
+    ran_out: bool,
 }
 
-/// Replies from scripted turns, in order, for the whole run.
+/// Replies from scripted rounds, in order, for the whole run.
 #[derive(Debug)]
 pub struct ScriptProvider {
-    turns: Vec<Turn>,
-    next: Mutex<usize>,
+    rounds: Vec<Round>,
+    progress: Mutex<Progress>,
 }
 
 impl ScriptProvider {
-    /// A provider replaying `turns`.
-    pub fn new(turns: Vec<Turn>) -> Self {
+    /// A provider replaying `rounds`.
+    pub fn new(rounds: Vec<Round>) -> Self {
         ScriptProvider {
-            turns,
-            next: Mutex::new(0),
+            rounds,
+            progress: Mutex::new(Progress::default()),
         }
     }
 
-    /// A provider replaying the turns file at `path`.
+    /// A provider replaying the turns file at `path`; a problem of the file as
+    /// `{path}:{line}:{column}: {message}`.
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ScriptError(format!("{}: cannot be read: {e}", path.display())))?;
         parse_turns(&text)
             .map(ScriptProvider::new)
-            .map_err(|e| ScriptError(format!("{}: {}", path.display(), e.0)))
+            .map_err(|e| ScriptError(format!("{}:{}", path.display(), e.0)))
+    }
+
+    fn progress(&self) -> std::sync::MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// How many rounds were replied to.
     pub fn rounds_used(&self) -> usize {
-        *self.next.lock().unwrap_or_else(|p| p.into_inner())
+        self.progress().next
     }
 
-    /// How many turns were never used.
+    /// How many rounds were never used.
     pub fn rounds_left(&self) -> usize {
-        self.turns.len().saturating_sub(self.rounds_used())
+        self.rounds.len().saturating_sub(self.rounds_used())
+    }
+
+    /// True once a round was asked for after the script ended.
+    pub fn ran_out(&self) -> bool {
+        self.progress().ran_out
     }
 }
 
@@ -133,33 +100,35 @@ impl ModelProvider for ScriptProvider {
         if cancel.is_cancelled() {
             return Err(ModelError::cancelled());
         }
+        let ended = || ModelError::new(messages::script_ended(self.rounds.len()));
         let round = {
-            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
-            let round = *next;
-            if round >= self.turns.len() {
-                return Err(ModelError::new(messages::script_ended(self.turns.len())));
+            let mut progress = self.progress();
+            let round = progress.next;
+            if round >= self.rounds.len() {
+                progress.ran_out = true;
+                return Err(ended());
             }
-            *next += 1;
+            progress.next += 1;
             round
         };
-        Ok(match self.turns.get(round) {
-            Some(Turn::Text(text)) => ModelReply {
+        Ok(match self.rounds.get(round) {
+            Some(Round::Text(text)) => ModelReply {
                 content: text.clone(),
                 tool_calls: Vec::new(),
             },
-            Some(Turn::Calls(calls)) => ModelReply {
+            Some(Round::Calls(calls)) => ModelReply {
                 content: String::new(),
                 tool_calls: calls
                     .iter()
                     .enumerate()
-                    .map(|(i, (name, arguments))| ToolCall {
+                    .map(|(i, call)| ToolCall {
                         id: format!("call_{}_{}", round + 1, i + 1),
-                        name: name.clone(),
-                        arguments: arguments.clone(),
+                        name: call.alias.value.clone(),
+                        arguments: call.arguments.clone(),
                     })
                     .collect(),
             },
-            None => return Err(ModelError::new(messages::script_ended(self.turns.len()))),
+            None => return Err(ended()),
         })
     }
 }
@@ -179,36 +148,75 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn replays_turns_in_order_then_ends() {
-        let turns = parse_turns(
+    async fn replays_rounds_in_order_then_ends() {
+        let rounds = parse_turns(
             "- calls:\n    - search: { query: \"rust\" }\n    - fetch: { url: \"https://x\" }\n- text: \"Rust is a systems language.\"\n",
         )
         .unwrap();
-        let provider = ScriptProvider::new(turns);
+        let provider = ScriptProvider::new(rounds);
         let cancel = CancellationToken::new();
         let first = provider.complete(&request(), &cancel).await.unwrap();
         assert_eq!(first.tool_calls.len(), 2);
         assert_eq!(first.tool_calls[0].name, "search");
         assert_eq!(first.tool_calls[0].arguments, r#"{"query":"rust"}"#);
+        assert_eq!(first.tool_calls[0].id, "call_1_1");
         assert_eq!(first.tool_calls[1].id, "call_1_2");
         let second = provider.complete(&request(), &cancel).await.unwrap();
         assert_eq!(second.content, "Rust is a systems language.");
-        assert_eq!(provider.rounds_left(), 0);
+        assert_eq!((provider.rounds_used(), provider.rounds_left()), (2, 0));
+        assert!(!provider.ran_out());
         let error = provider.complete(&request(), &cancel).await.unwrap_err();
         assert_eq!(error.message, "the model script ended after 2 rounds");
+        assert!(provider.ran_out());
+        assert_eq!(provider.rounds_used(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_script_not_used_up_has_rounds_left_and_did_not_run_out() {
+        let provider = ScriptProvider::new(parse_turns("- text: a\n- text: b\n").unwrap());
+        let reply = provider
+            .complete(&request(), &CancellationToken::new())
+            .await
+            .unwrap();
+        assert_eq!(reply.content, "a");
+        assert_eq!((provider.rounds_left(), provider.ran_out()), (1, false));
     }
 
     #[test]
-    fn malformed_turns_are_refused() {
-        assert!(parse_turns("text: x").is_err());
+    fn malformed_rounds_are_refused_at_their_line_and_column() {
+        assert_eq!(
+            parse_turns("text: x").unwrap_err().0,
+            "1:1: invalid type: map, expected a sequence"
+        );
         assert_eq!(
             parse_turns("- {}").unwrap_err().0,
-            "turn 1: expected exactly one of `text` or `calls`"
+            "1:3: a model round holds exactly one of `text` or `calls`"
         );
         assert_eq!(
             parse_turns("- text: 3").unwrap_err().0,
-            "turn 1: `text` must be a string"
+            "1:9: invalid type: integer `3`, expected a string"
         );
-        assert!(parse_turns("- calls: [3]").is_err());
+        assert_eq!(
+            parse_turns("- calls: [3]").unwrap_err().0,
+            "1:11: a scripted call is a map of one alias to its arguments"
+        );
+        assert_eq!(parse_turns(""), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_turns_file_names_its_path_before_the_position() {
+        let dir = std::env::temp_dir().join(format!("pf-script-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("turns.yaml");
+        std::fs::write(&path, "- text: ok\n- texts: x\n").unwrap();
+        let error = ScriptProvider::from_file(&path).unwrap_err().0;
+        assert_eq!(
+            error,
+            format!(
+                "{}:2:3: unknown field `texts`, expected `text` or `calls`",
+                path.display()
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,12 +5,13 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use promptforge_syntax::test_file::Round;
 use tokio_util::sync::CancellationToken;
 
 use super::tools::{FixedPlugin, TestTool};
 use crate::harness::{Activation, Services};
 use crate::host::Config;
-use crate::models::script::{parse_turns, ScriptProvider, Turn};
+use crate::models::script::{parse_turns, ScriptProvider};
 use crate::models::{ModelError, ModelProvider, ModelReply, ModelRequest};
 use crate::{Host, Store};
 
@@ -29,7 +30,7 @@ pub struct Recorder {
 
 impl Recorder {
     /// The script `turns`, recording into a new, empty list.
-    pub fn new(turns: Vec<Turn>) -> Self {
+    pub fn new(turns: Vec<Round>) -> Self {
         Recorder {
             inner: ScriptProvider::new(turns),
             requests: Arc::new(Mutex::new(Vec::new())),
@@ -53,7 +54,7 @@ impl ModelProvider for Recorder {
 }
 
 /// Registers the script `turns` on `host` as the model [`SCRIPTED`], its default.
-pub fn add_script(host: &mut Host, turns: Vec<Turn>) {
+pub fn add_script(host: &mut Host, turns: Vec<Round>) {
     host.add_model(SCRIPTED, Arc::new(ScriptProvider::new(turns)));
     host.set_default_model(SCRIPTED);
 }

@@ -164,6 +164,11 @@ pub enum Code {
     UnboundModelLabel { label: String, reason: String },
     /// A configuration that gives no Host.
     Configuration { error: String },
+    // ---- Prompt test files (testing.md) ----
+    /// A problem of a test file itself (its YAML, keys, values and names).
+    TestFile(crate::test_file::Problem),
+    /// An alias a test file names that the prompt neither binds nor registers.
+    UnknownAlias { alias: String },
 }
 
 impl Code {
@@ -249,6 +254,8 @@ impl Code {
             } => messages::unknown_tool_path(path, alias, nearest.as_deref()),
             Code::UnboundModelLabel { reason, .. } => reason.clone(),
             Code::Configuration { error } => messages::configuration_unusable(error),
+            Code::TestFile(problem) => problem.message(),
+            Code::UnknownAlias { alias } => crate::test_file::messages::unknown_alias(alias),
         }
     }
 
@@ -302,6 +309,8 @@ impl Code {
             Code::UnknownCallsKey { .. } => "UnknownCallsKey",
             Code::UnboundModelLabel { .. } => "Binding",
             Code::Configuration { .. } => "Configuration",
+            Code::TestFile(_) => "TestFile",
+            Code::UnknownAlias { .. } => "UnknownAlias",
             _ => "RequirementsUnmet",
         }
     }
@@ -311,7 +320,8 @@ impl Code {
         match self {
             Code::SkippedOptionalPlugin { .. }
             | Code::UnknownToolPath { .. }
-            | Code::Configuration { .. } => Severity::Warning,
+            | Code::Configuration { .. }
+            | Code::UnknownAlias { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -15,8 +15,8 @@ pub mod names;
 mod plugins;
 mod spans;
 mod tools;
-mod values;
-mod yaml;
+pub(crate) mod values;
+pub(crate) mod yaml;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,91 @@
+//! The alias warning of a prompt test file: an alias a case's script calls or its
+//! `expect.calls` counts that the prompt neither binds nor registers, and that is
+//! no Engine tool, is warned about at the alias; the engine decides at run time.
+
+use promptforge_analysis::test_file::diagnostics;
+use promptforge_syntax::{test_file, Code, Diagnostic, LineIndex, Severity};
+
+/// A prompt binding `search` and registering the local tool `grab` in a section.
+const PROMPT: &str = "---\nname: p\ndescription: d\npromptforge: 0\nplugins: [promptforge/web]\ntools:\n  search: promptforge/web/search\n---\n\n# T\n\n## A\n\n```lua\ntools.add_local('grab', 'Grabs', {}, function() return 'x' end)\nreturn models.loop(messages.new():user('go'))\n```\n";
+
+/// A test file whose one case calls `calls` in one round and counts `counted`.
+fn test_file(calls: &[&str], counted: &[&str]) -> String {
+    let mut text = String::from("cases:\n  - name: a\n    model:\n      - calls:\n");
+    for alias in calls {
+        text.push_str(&format!("          - {alias}: {{}}\n"));
+    }
+    text.push_str("      - text: done\n");
+    if !counted.is_empty() {
+        text.push_str("    expect:\n      calls:\n");
+    }
+    for alias in counted {
+        text.push_str(&format!("        {alias}: 1\n"));
+    }
+    text
+}
+
+/// The warnings as `line:col "text at the range" message`.
+fn warnings(text: &str, prompt: Option<&str>) -> Vec<String> {
+    let (file, problems) = test_file::parse(text);
+    assert_eq!(problems, vec![], "the test file reads");
+    let analysis = prompt.map(promptforge_syntax::parse);
+    let found: Vec<Diagnostic> = diagnostics(&file, analysis.as_ref());
+    let index = LineIndex::new(text);
+    found
+        .iter()
+        .map(|d| {
+            assert_eq!(d.severity, Severity::Warning);
+            assert_eq!(d.code.name(), "UnknownAlias");
+            let (line, col) = index.position(text, d.offset);
+            format!("{line}:{col} {:?} {}", &text[d.range.clone()], d.message)
+        })
+        .collect()
+}
+
+#[test]
+fn bound_local_and_engine_tools_are_known() {
+    let text = test_file(
+        &["search", "grab", "task"],
+        &["search", "grab", "await_tasks"],
+    );
+    assert_eq!(warnings(&text, Some(PROMPT)), Vec::<String>::new());
+}
+
+#[test]
+fn an_alias_neither_bound_nor_registered_is_warned_about_where_it_is_named() {
+    let text = test_file(&["search", "fetch"], &["fetch"]);
+    assert_eq!(
+        warnings(&text, Some(PROMPT)),
+        [
+            "6:13 \"fetch\" the prompt neither binds nor registers a tool named \"fetch\"; the engine decides at run time",
+            "10:9 \"fetch\" the prompt neither binds nor registers a tool named \"fetch\"; the engine decides at run time",
+        ]
+    );
+    let (file, _) = test_file::parse(&text);
+    let analysis = promptforge_syntax::parse(PROMPT);
+    let found = diagnostics(&file, Some(&analysis));
+    assert_eq!(
+        found[0].code,
+        Code::UnknownAlias {
+            alias: "fetch".to_owned()
+        }
+    );
+}
+
+#[test]
+fn without_a_prompt_or_a_readable_frontmatter_nothing_is_warned() {
+    let text = test_file(&["fetch"], &["fetch"]);
+    assert_eq!(warnings(&text, None), Vec::<String>::new());
+    let broken = "---\nname: [\n---\n\n# T\n";
+    assert_eq!(warnings(&text, Some(broken)), Vec::<String>::new());
+}
+
+#[test]
+fn a_local_tool_of_any_block_counts_and_only_a_literal_alias_does() {
+    let prompt = "---\nname: p\ndescription: d\npromptforge: 0\n---\n\n# T\n\n```lua shared\nlocal n = 'dyn'\ntools.add_local(n, 'd', {}, function() end)\n```\n\n## B\n\n```lua\ntools.add_local(\"late\", 'd', {}, function() end)\n```\n";
+    let text = test_file(&["late", "dyn"], &[]);
+    assert_eq!(
+        warnings(&text, Some(prompt)),
+        ["6:13 \"dyn\" the prompt neither binds nor registers a tool named \"dyn\"; the engine decides at run time"]
+    );
+}

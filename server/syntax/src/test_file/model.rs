@@ -1,0 +1,134 @@
+//! What a prompt test file (`*.test.yaml`, `testing.md`) holds, once read: every
+//! value with the byte range it was written at, so the runner's failures and the
+//! file's own problems point into the file.
+
+use std::ops::Range;
+
+/// A value and the byte range of the node it was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was written (a quoted scalar with its quotes).
+    pub range: Range<usize>,
+}
+
+impl<T> Spanned<T> {
+    /// A value at a range.
+    pub fn new(value: T, range: Range<usize>) -> Self {
+        Spanned { value, range }
+    }
+}
+
+/// A whole test file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestFile {
+    /// `prompt:` as written (None: the default, this file's name without
+    /// `.test.yaml`, plus `.md`).
+    pub prompt: Option<Spanned<String>>,
+    /// The cases, in file order (a case whose map could not be read is left out;
+    /// a case without a name is kept, with `name` None).
+    pub cases: Vec<Case>,
+}
+
+/// One case of `cases:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Case {
+    /// `name:` (None when missing or not a string: a problem of the file).
+    pub name: Option<Spanned<String>>,
+    /// The case's map, from the first character of its first key to the end of its
+    /// last value (its `- name:` line is the line of `range.start`).
+    pub range: Range<usize>,
+    /// `args:` (default empty).
+    pub args: String,
+    /// `seed:` (None: the runner's fixed default for this case).
+    pub seed: Option<u64>,
+    /// `store:` files at the start, path to contents, in file order.
+    pub store: Vec<(Spanned<String>, String)>,
+    /// `model:` rounds, in order (None: not given; `Some(vec![])` for `model: []`).
+    pub model: Option<Vec<Round>>,
+    /// `tools:` Harness tools by tool path, in file order.
+    pub tools: Vec<ScriptedTool>,
+    /// `input:` answers to `input.ask`, in order.
+    pub input: Vec<String>,
+    /// `live: true`.
+    pub live: bool,
+    /// `expect:`.
+    pub expect: Expect,
+}
+
+/// One scripted model round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Round {
+    /// `- text: ...`: a final text reply.
+    Text(String),
+    /// `- calls: [ {alias: {arguments}} ]`: tool calls in order.
+    Calls(Vec<ScriptedCall>),
+}
+
+/// One call of a scripted round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptedCall {
+    /// The alias (or Engine tool name) called, where it was written.
+    pub alias: Spanned<String>,
+    /// The arguments as JSON text (a string value is taken as the raw text the
+    /// model wrote, so a test can send arguments that are not JSON at all).
+    pub arguments: String,
+}
+
+/// A Harness tool's script under `tools:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptedTool {
+    /// The exact tool path, where it was written.
+    pub path: Spanned<String>,
+    /// What each call returns, in order; the last repeats.
+    pub answers: Vec<Answer>,
+}
+
+/// One scripted answer of a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// `- output: ...`: the tool's output text (JSON text for a structured tool; a
+    /// map or list written in YAML is turned into JSON text).
+    Output(String),
+    /// `- error: ...`: the tool's own failure text.
+    Error(String),
+}
+
+/// `expect:`: every key optional; all must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expect {
+    /// Where `expect:` was written (None: not given).
+    pub range: Option<Range<usize>>,
+    /// `result:` exactly.
+    pub result: Option<Spanned<String>>,
+    /// `result_contains:`.
+    pub result_contains: Option<Spanned<String>>,
+    /// `result_matches:` (a regular expression that compiles).
+    pub result_matches: Option<Spanned<String>>,
+    /// `no_result: true` (`false` asks for nothing).
+    pub no_result: Option<Spanned<bool>>,
+    /// `error:`.
+    pub error: Option<ExpectError>,
+    /// `calls:` per alias over the whole run, in file order.
+    pub calls: Vec<(Spanned<String>, u64)>,
+    /// `store:` exact contents at the end, in file order.
+    pub store: Vec<(Spanned<String>, String)>,
+    /// `log_contains:`, each a text some log line contains.
+    pub log_contains: Vec<Spanned<String>>,
+    /// `rounds:` model rounds used.
+    pub rounds: Option<Spanned<u64>>,
+}
+
+/// `expect.error`: the run fails, with these facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExpectError {
+    /// Where `error:` was written.
+    pub range: Range<usize>,
+    /// `kind:` as printed in `error[Kind]` (a run error kind or a parse kind).
+    pub kind: Option<Spanned<String>>,
+    /// `message:` exactly.
+    pub message: Option<Spanned<String>>,
+    /// `message_contains:`.
+    pub message_contains: Option<Spanned<String>>,
+}
