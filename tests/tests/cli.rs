@@ -210,6 +210,8 @@ fn examples_are_clean_on_a_host_that_configures_search() {
     // Four examples search: on a Host without `[web] search_endpoint` their
     // `search` slot stays unbound (host.md §3), which `check` reports as the
     // editor does (the next test); with search configured they are clean.
+    // (`examples/tools/promptforge.toml` configures it for that folder, and
+    // `--config` names a file that does for every folder.)
     let run = run_in(
         &workspace_root(),
         &[
@@ -226,14 +228,17 @@ fn examples_are_clean_on_a_host_that_configures_search() {
 
 #[test]
 fn without_search_the_searching_examples_report_their_unbound_slot() {
-    let run = run_in(
-        &workspace_root(),
-        &["check", "examples/tools/researcher.md"],
-    );
+    // `examples/tools/promptforge.toml` configures search for its folder, so the
+    // example is checked from a copy in a folder without configuration.
+    let scratch = Scratch::new("no-search");
+    let prompt = std::fs::read_to_string(workspace_root().join("examples/tools/researcher.md"))
+        .expect("the example can be read");
+    scratch.write("researcher.md", prompt);
+    let run = run_in(scratch.path(), &["check", "researcher.md"]);
     assert_eq!(
         run.stdout,
-        "examples/tools/researcher.md:8:11: warning[RequirementsUnmet]: the catalog has no tool promptforge/web/search, so the slot \"search\" stays unbound; did you mean promptforge/web/fetch?\n\
-         examples/tools/researcher.md:20:12: error[UnboundToolSlot]: tools.add alias \"search\" is not a bound tool slot\n"
+        "researcher.md:8:11: warning[RequirementsUnmet]: the catalog has no tool promptforge/web/search, so the slot \"search\" stays unbound; did you mean promptforge/web/fetch?\n\
+         researcher.md:20:12: error[UnboundToolSlot]: tools.add alias \"search\" is not a bound tool slot\n"
     );
     assert_eq!(run.code, Some(1));
 }

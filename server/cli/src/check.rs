@@ -5,7 +5,9 @@
 //! model labels bind. The diagnostics are the semantic layer's
 //! ([`promptforge_analysis::diagnostics`]), the same the editor places on ranges;
 //! the problems that refuse the run at prepare print as the run's RequirementsUnmet
-//! notice. Errors exit 1; warnings print and exit 0 unless `--deny warnings`.
+//! notice. Prompt test files (`*.test.yaml`) are checked too: their own problems
+//! ([`crate::test::load`]), in path order with the prompts. Errors exit 1; warnings
+//! print and exit 0 unless `--deny warnings`.
 
 use std::collections::HashMap;
 use std::fs;
@@ -22,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::exit::Exit;
-use crate::files::{self, PathError, Target};
+use crate::files::{self, FileKind, PathError, Target};
 use crate::host_setup;
 use crate::output;
 use crate::problem::Problem;
@@ -39,7 +41,7 @@ enum FileOutcome {
 
 /// Runs `check` and prints its output; returns how it ended.
 pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
-    let collected = files::collect(&args.paths);
+    let collected = files::collect(&args.paths, &[FileKind::Prompt, FileKind::Test]);
     let mut errors = collected.errors;
     let mut problems = Vec::new();
     let mut checked = 0usize;
@@ -161,7 +163,11 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
         Err(error) => {
             // A folder may hold Markdown in other encodings that is no prompt of
             // ours: skip it unless it looks like a prompt.
-            if !target.explicit && !is_prompt(&String::from_utf8_lossy(error.as_bytes())) {
+            let prompt_kind = target.kind == FileKind::Prompt;
+            if !target.explicit
+                && prompt_kind
+                && !is_prompt(&String::from_utf8_lossy(error.as_bytes()))
+            {
                 return FileOutcome::Skipped;
             }
             return FileOutcome::Failed(PathError {
@@ -170,6 +176,9 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             });
         }
     };
+    if target.kind == FileKind::Test {
+        return check_test_file(target, text);
+    }
     if !is_prompt(&text) {
         return if target.explicit {
             FileOutcome::Checked(vec![Problem::not_a_prompt(&target.display)])
@@ -180,7 +189,7 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     let Some((analysis, model)) = analyse(&text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
-            reason: "internal error: the parser failed on this file; please report it".to_owned(),
+            reason: INTERNAL_ERROR.to_owned(),
         });
     };
     let view = match preparer.view(target, &analysis) {
@@ -195,6 +204,20 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
     FileOutcome::Checked(problems(&target.display, &text, &analysis, &found))
 }
+
+/// The problems of one prompt test file.
+fn check_test_file(target: &Target, text: String) -> FileOutcome {
+    match crate::test::load::load(&target.path, &target.display, text) {
+        Some(loaded) => FileOutcome::Checked(loaded.problems),
+        None => FileOutcome::Failed(PathError {
+            path: target.display.clone(),
+            reason: INTERNAL_ERROR.to_owned(),
+        }),
+    }
+}
+
+/// Why a file could not be checked when its parser panicked.
+pub const INTERNAL_ERROR: &str = "internal error: the parser failed on this file; please report it";
 
 /// The analysis and the semantic model of one prompt's text; None if the parser
 /// panicked (a bug, reported as such instead of aborting the whole check).

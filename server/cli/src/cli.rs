@@ -45,9 +45,10 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Parse every prompt and print every problem on stdout.
     ///
-    /// Folders are searched recursively for `.md` and `.markdown` files (skipping
-    /// hidden folders, `target/` and `node_modules/`); Markdown files found there
-    /// whose frontmatter has no `promptforge:` key are skipped. Exit status: 0 when
+    /// Folders are searched recursively for `.md` and `.markdown` files and prompt
+    /// test files (`*.test.yaml`), skipping hidden folders, `target/` and
+    /// `node_modules/`; Markdown files found there whose frontmatter has no
+    /// `promptforge:` key are skipped. Exit status: 0 when
     /// no problem was found, 1 when some were, 2 for a usage error or a path that
     /// cannot be read.
     Check(CheckArgs),
@@ -65,6 +66,47 @@ pub enum Command {
     /// stops). For a prompt, its declared Plugins are prepared as `run` would.
     /// Exit status: 0 listed, 1 the prompt has a problem (printed), 2 usage error.
     Catalog(CatalogArgs),
+    /// Run prompt tests: the cases of every `*.test.yaml` file, offline, with the
+    /// model and the Harness tools answered from each case's scripts.
+    ///
+    /// Folders are searched recursively for `*.test.yaml` files (skipping hidden
+    /// folders, `target/` and `node_modules/`). Cases run in parallel; one line per
+    /// case, the failures' details, then `N passed, N failed`. Live cases
+    /// (`live: true`) are skipped unless `--live`. Exit status: 0 when every case
+    /// selected passed (skipped cases included), 1 when a case or a test file
+    /// failed, 2 for a usage error or a path that cannot be read.
+    Test(TestArgs),
+}
+
+/// Arguments of `promptforge test`.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Test files and folders to run.
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Run only the cases whose name contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// Run live cases too, against the Host's real model and tools.
+    #[arg(long)]
+    pub live: bool,
+    /// Run the I-th of N stable parts of the cases (1-based), for a CI matrix.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// How the results are printed.
+    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    pub format: TestFormat,
+}
+
+/// Output formats of `test`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TestFormat {
+    /// One line per case, the failures' details, and `N passed, N failed`.
+    Text,
+    /// One JSON object: files, their problems and cases, and the counts.
+    Json,
+    /// JUnit XML, for CI test reports.
+    Junit,
 }
 
 /// Arguments of `promptforge catalog`.
@@ -88,7 +130,7 @@ pub enum CatalogFormat {
 }
 
 /// Arguments of `promptforge run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// The prompt file.
     #[arg(value_name = "FILE")]
@@ -106,6 +148,55 @@ pub struct RunArgs {
     /// How the outcome is printed.
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     pub format: RunFormat,
+    /// Record the run as a case appended to this prompt test file (created when
+    /// missing), so `promptforge test` replays it offline.
+    #[arg(long, value_name = "CASE.test.yaml")]
+    pub record: Option<PathBuf>,
+    /// The recorded case's name (default: the argument string, `no arguments` when
+    /// empty); ` (2)`, ` (3)`, ... is added when the file already has it.
+    #[arg(long, value_name = "NAME", requires = "record")]
+    pub record_name: Option<String>,
+}
+
+impl RunArgs {
+    /// The arguments with `--record F` and `--record-name N` (also `--record=F`,
+    /// `--record-name=N`) taken out of the trailing ARGS, where `testing.md`'s form
+    /// `promptforge run FILE ARGS --record CASE.test.yaml` puts them (ARGS take every
+    /// word after FILE, flags included). A prompt argument spelled `--record` is
+    /// given with `--args-file`.
+    pub fn with_trailing_record_flags(&self) -> RunArgs {
+        let mut out = self.clone();
+        let mut kept = Vec::with_capacity(self.args.len());
+        let mut words = self.args.iter();
+        while let Some(word) = words.next() {
+            let (flag, inline) = match word.split_once('=') {
+                Some((flag, value)) => (flag, Some(value.to_owned())),
+                None => (word.as_str(), None),
+            };
+            let target = match flag {
+                "--record" => &mut out.record,
+                "--record-name" => {
+                    let value = inline.or_else(|| words.next().cloned());
+                    if let Some(value) = value {
+                        out.record_name = Some(value);
+                        continue;
+                    }
+                    kept.push(word.clone());
+                    continue;
+                }
+                _ => {
+                    kept.push(word.clone());
+                    continue;
+                }
+            };
+            match inline.or_else(|| words.next().cloned()) {
+                Some(value) => *target = Some(PathBuf::from(value)),
+                None => kept.push(word.clone()),
+            }
+        }
+        out.args = kept;
+        out
+    }
 }
 
 /// Output formats of `run`.
@@ -154,4 +245,35 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=Kind::message`.
     Github,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(words: &[&str]) -> RunArgs {
+        let cli = Cli::try_parse_from(["promptforge", "run"].iter().chain(words)).unwrap();
+        match cli.command {
+            Command::Run(args) => args.with_trailing_record_flags(),
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn record_flags_after_the_args_are_taken_out_of_them() {
+        let args = parsed(&["p.md", "What", "is", "Rust?", "--record", "p.test.yaml"]);
+        assert_eq!(args.args, ["What", "is", "Rust?"]);
+        assert_eq!(args.record, Some(PathBuf::from("p.test.yaml")));
+        let named = parsed(&["p.md", "x", "--record=t.test.yaml", "--record-name", "a b"]);
+        assert_eq!(named.args, ["x"]);
+        assert_eq!(named.record, Some(PathBuf::from("t.test.yaml")));
+        assert_eq!(named.record_name.as_deref(), Some("a b"));
+        let before = parsed(&["--record", "t.test.yaml", "p.md", "x"]);
+        assert_eq!(
+            (before.args, before.record),
+            (vec!["x".to_owned()], Some(PathBuf::from("t.test.yaml")))
+        );
+        let dangling = parsed(&["p.md", "x", "--record"]);
+        assert_eq!(dangling.args, ["x", "--record"]);
+    }
 }

@@ -1,5 +1,6 @@
-//! Finding the files `check` reads: explicit files as named, folders walked
-//! recursively for Markdown files, everything in bytewise path order.
+//! Finding the files `check` and `test` read: explicit files as named, folders
+//! walked recursively for Markdown files and prompt test files (`*.test.yaml`),
+//! everything in bytewise path order.
 
 use std::fs;
 use std::io;
@@ -11,6 +12,26 @@ const MARKDOWN_EXTENSIONS: [&str; 2] = ["md", "markdown"];
 /// Folders a walk never enters (besides hidden ones).
 const SKIPPED_FOLDERS: [&str; 2] = ["target", "node_modules"];
 
+/// What a file found is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A prompt (a Markdown file, or any file named that is not a test file).
+    Prompt,
+    /// A prompt test file (`*.test.yaml`, `testing.md`).
+    Test,
+}
+
+impl FileKind {
+    /// The kind of the file at `path`, by its name.
+    pub fn of(path: &Path) -> Self {
+        if promptforge_syntax::test_file::is_test_file(path) {
+            FileKind::Test
+        } else {
+            FileKind::Prompt
+        }
+    }
+}
+
 /// A file to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -20,6 +41,8 @@ pub struct Target {
     pub display: String,
     /// True when the file was named on the command line rather than found in a folder.
     pub explicit: bool,
+    /// What the file is read as.
+    pub kind: FileKind,
 }
 
 /// A path that could not be used, with the reason, for `promptforge: {path}: {reason}`.
@@ -40,8 +63,10 @@ pub struct Collected {
     pub errors: Vec<PathError>,
 }
 
-/// Collects the files named by `args` (files as they are, folders recursively).
-pub fn collect(args: &[PathBuf]) -> Collected {
+/// Collects the files named by `args`: files as they are, folders recursively for
+/// the files of the kinds in `wanted` (Markdown files for [`FileKind::Prompt`],
+/// `*.test.yaml` files for [`FileKind::Test`]).
+pub fn collect(args: &[PathBuf], wanted: &[FileKind]) -> Collected {
     let mut found = Collected::default();
     for arg in args {
         let display = arg.to_string_lossy().into_owned();
@@ -56,9 +81,10 @@ pub fn collect(args: &[PathBuf]) -> Collected {
                 } else {
                     Some(arg.clone())
                 };
-                walk(arg, shown.as_deref(), &mut found);
+                walk(arg, shown.as_deref(), wanted, &mut found);
             }
             Ok(_) => found.targets.push(Target {
+                kind: FileKind::of(arg),
                 path: arg.clone(),
                 display,
                 explicit: true,
@@ -80,7 +106,7 @@ pub fn collect(args: &[PathBuf]) -> Collected {
 }
 
 /// Walks `dir`, whose printed form is `shown` (None for `.`, whose files print bare).
-fn walk(dir: &Path, shown: Option<&Path>, found: &mut Collected) {
+fn walk(dir: &Path, shown: Option<&Path>, wanted: &[FileKind], found: &mut Collected) {
     let shown_dir = shown.map_or_else(|| ".".to_owned(), |s| s.to_string_lossy().into_owned());
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -115,7 +141,7 @@ fn walk(dir: &Path, shown: Option<&Path>, found: &mut Collected) {
         if file_type.is_dir() {
             let name = name.to_string_lossy();
             if !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name.as_ref()) {
-                walk(&path, Some(&shown_path), found);
+                walk(&path, Some(&shown_path), wanted, found);
             }
             continue;
         }
@@ -123,11 +149,19 @@ fn walk(dir: &Path, shown: Option<&Path>, found: &mut Collected) {
         // followed, so a walk never loops.
         let is_file = file_type.is_file()
             || (file_type.is_symlink() && fs::metadata(&path).is_ok_and(|m| m.is_file()));
-        if is_file && is_markdown(&path) {
+        let kind = if is_markdown(&path) {
+            Some(FileKind::Prompt)
+        } else if promptforge_syntax::test_file::is_test_file(&path) {
+            Some(FileKind::Test)
+        } else {
+            None
+        };
+        if let Some(kind) = kind.filter(|kind| is_file && wanted.contains(kind)) {
             found.targets.push(Target {
                 path,
                 display: shown_path.to_string_lossy().into_owned(),
                 explicit: false,
+                kind,
             });
         }
     }

@@ -1,6 +1,6 @@
 //! `promptforge`: the PromptForge command line.
 //!
-//! `check`, `run`, `catalog` and `lsp` exist; `test` comes later. The rules of the language live in
+//! `check`, `run`, `test`, `catalog` and `lsp`. The rules of the language live in
 //! `promptforge-syntax`: this binary parses arguments, finds files, prints what
 //! the library reports and chooses the exit code.
 
@@ -14,6 +14,7 @@ mod lsp;
 mod output;
 mod problem;
 mod run;
+mod test;
 
 use std::process::ExitCode;
 
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         Command::Lsp => lsp::run(),
         Command::Catalog(args) => catalog::run(args, &cli.global),
         Command::Run(args) => run::run(args, &cli.global),
+        Command::Test(args) => test::run(args, &cli.global),
     };
     ExitCode::from(status.code())
 }

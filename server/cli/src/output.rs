@@ -9,6 +9,7 @@ use std::io::{self, Write};
 use crate::cli::Format;
 use crate::problem::Problem;
 
+pub use json::{object as json_object, JsonProblem};
 pub use text::line as text_line;
 
 /// Writes `problems`, in the order given, in `format`.

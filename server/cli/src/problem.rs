@@ -192,6 +192,21 @@ impl Problem {
         }
     }
 
+    /// An error of `path` with no place in it (a test file whose Host configuration
+    /// cannot be read).
+    pub fn unlocated(path: &str, kind: &'static str, message: String) -> Self {
+        Problem {
+            path: path.to_owned(),
+            kind,
+            severity: Severity::Error,
+            message,
+            position: None,
+            span: Span::file_start(),
+            related: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
     /// The problem of a file named on the command line that is not a prompt.
     pub fn not_a_prompt(path: &str) -> Self {
         Problem {

@@ -1,7 +1,9 @@
 //! `promptforge run FILE [ARGS...]` (`host.md` §4): reads the prompt, finds the
-//! configuration, runs the prompt on the engine and prints the outcome.
+//! configuration, runs the prompt on the engine and prints the outcome; with
+//! `--record CASE.test.yaml` the run is also appended to that test file as a case.
 
 mod input;
+mod record;
 mod report;
 mod status;
 
@@ -46,6 +48,7 @@ fn argument_string(args: &RunArgs) -> Result<String, Exit> {
 
 /// Runs `promptforge run`; returns the exit status.
 pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
+    let args = &args.with_trailing_record_flags();
     let display = args.file.display().to_string();
     let text = match crate::files::read_text(&args.file) {
         Ok(text) => text,
@@ -61,6 +64,18 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
     let arguments = match argument_string(args) {
         Ok(arguments) => arguments,
         Err(code) => return code,
+    };
+    let recording = match &args.record {
+        Some(path) => match record::Recording::start(
+            path,
+            &args.file,
+            args.record_name.as_deref(),
+            &arguments,
+        ) {
+            Ok(recording) => Some(recording),
+            Err(error) => return usage(&error.display, error.reason),
+        },
+        None => None,
     };
     let config = match host_setup::load_config(global, Some(host_setup::prompt_dir(&args.file))) {
         Ok(config) => config,
@@ -82,6 +97,14 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
     if stdin_is_operator {
         host.set_input(Some(Arc::new(input::TerminalInput)));
     }
+    if let Some(recording) = &recording {
+        host = recording.recorder.host(&host);
+    }
+    // A recorded run always has a seed: the case replays it.
+    let seed = match &recording {
+        Some(_) => Some(global.seed.unwrap_or_else(random_seed)),
+        None => global.seed,
+    };
     let store = match &global.store {
         Some(dir) => match Store::directory(dir) {
             Ok(store) => store,
@@ -104,8 +127,8 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
     ));
     let cancel = CancellationToken::new();
     let options = RunOptions {
-        args: arguments,
-        seed: global.seed,
+        args: arguments.clone(),
+        seed,
         cancel: cancel.clone(),
     };
     let outcome = runtime.block_on(async {
@@ -144,11 +167,30 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
             return Exit::Usage;
         }
     }
+    let cancelled = outcome
+        .error
+        .as_ref()
+        .is_some_and(|e| e.kind == RunErrorKind::Cancelled);
+    if let (Some(recording), Some(seed), false) = (&recording, seed, cancelled) {
+        match recording.finish(&arguments, seed, &outcome) {
+            Ok(name) => eprintln!("recorded case \"{name}\" in {}", recording.display),
+            Err(error) => return usage(&error.display, error.reason),
+        }
+    }
     match &outcome.error {
         None => Exit::Ok,
         Some(error) if error.kind == RunErrorKind::Cancelled => Exit::Cancelled,
         Some(_) => Exit::Problems,
     }
+}
+
+/// A seed from the operating system's random source (else from the clock).
+fn random_seed() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    })
 }
 
 /// The first Ctrl-C cancels the run; a second one exits at once.

@@ -56,9 +56,10 @@ struct JsonFix<'a> {
     edits: Vec<JsonEdit<'a>>,
 }
 
+/// One problem's JSON object.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct JsonProblem<'a> {
+pub struct JsonProblem<'a> {
     path: &'a str,
     line: Option<u32>,
     column: Option<u32>,
@@ -93,7 +94,8 @@ fn byte_range(span: &Span) -> JsonByteRange {
     }
 }
 
-fn object(problem: &Problem) -> JsonProblem<'_> {
+/// The JSON object of one problem (also inside `test --format json`).
+pub fn object(problem: &Problem) -> JsonProblem<'_> {
     JsonProblem {
         path: &problem.path,
         line: problem.position.map(|(line, _)| line),

@@ -73,7 +73,7 @@ pub fn case_item(case: &Case, indent: usize) -> String {
     let inner = indent + 2;
     let mut out = String::new();
     let name = case.name.as_ref().map_or("", |n| n.value.as_str());
-    let _ = writeln!(out, "{pad}- name: {}", text_value(name, inner));
+    let _ = writeln!(out, "{pad}- name: {}", text_value(name, inner + 2));
     let key = |out: &mut String, key: &str, value: String| {
         let _ = writeln!(out, "{pad}  {key}:{value}");
     };
@@ -81,7 +81,7 @@ pub fn case_item(case: &Case, indent: usize) -> String {
         key(
             &mut out,
             "args",
-            format!(" {}", text_value(&case.args, inner)),
+            format!(" {}", text_value(&case.args, inner + 2)),
         );
     }
     if let Some(seed) = case.seed {
@@ -94,7 +94,7 @@ pub fn case_item(case: &Case, indent: usize) -> String {
                 out,
                 "{pad}    {}: {}",
                 scalar(&path.value),
-                text_value(contents, inner + 2)
+                text_value(contents, inner + 4)
             );
         }
     }
@@ -121,7 +121,7 @@ pub fn case_item(case: &Case, indent: usize) -> String {
                     Answer::Output(text) => ("output", text),
                     Answer::Error(text) => ("error", text),
                 };
-                let _ = writeln!(out, "{pad}      - {key}: {}", text_value(text, inner + 6));
+                let _ = writeln!(out, "{pad}      - {key}: {}", text_value(text, inner + 8));
             }
         }
     }
@@ -142,7 +142,7 @@ fn write_round(out: &mut String, round: &Round, inner: usize) {
     let pad = " ".repeat(inner);
     match round {
         Round::Text(text) => {
-            let _ = writeln!(out, "{pad}  - text: {}", text_value(text, inner + 4));
+            let _ = writeln!(out, "{pad}  - text: {}", text_value(text, inner + 6));
         }
         Round::Calls(calls) => {
             let _ = writeln!(out, "{pad}  - calls:");
@@ -164,7 +164,11 @@ fn write_expect(out: &mut String, case: &Case, indent: usize) {
     let inner = indent + 4;
     let mut lines = String::new();
     if let Some(result) = &expect.result {
-        let _ = writeln!(lines, "{pad}result: {}", text_value(&result.value, inner));
+        let _ = writeln!(
+            lines,
+            "{pad}result: {}",
+            text_value(&result.value, inner + 2)
+        );
     }
     if let Some(no_result) = &expect.no_result {
         let _ = writeln!(lines, "{pad}no_result: {}", no_result.value);
@@ -178,7 +182,7 @@ fn write_expect(out: &mut String, case: &Case, indent: usize) {
             let _ = writeln!(
                 lines,
                 "{pad}  message: {}",
-                text_value(&message.value, inner + 2)
+                text_value(&message.value, inner + 4)
             );
         }
     }
@@ -201,11 +205,33 @@ fn write_expect(out: &mut String, case: &Case, indent: usize) {
 /// other text as a string (the raw arguments the model wrote).
 fn arguments(raw: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(raw) {
-        Ok(value @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
-            value.to_string()
-        }
+        Ok(value @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => flow(&value),
         _ => scalar(raw),
     }
+}
+
+/// A JSON value as YAML flow: JSON's own text, with a blank after each `:` and
+/// `,` so that every YAML reader takes the keys (`{"a": 1, "b": [true, null]}`).
+fn flow(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let entries: Vec<String> = map
+                .iter()
+                .map(|(key, value)| format!("{}: {}", json_string(key), flow(value)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(flow).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("{text:?}"))
 }
 
 /// A text value at a place whose block content is indented by `indent` columns: a
@@ -306,8 +332,99 @@ mod tests {
 
     #[test]
     fn arguments_are_json_flow_maps_or_raw_strings() {
-        assert_eq!(arguments(r#"{"query": "rust"}"#), r#"{"query":"rust"}"#);
+        assert_eq!(
+            arguments(r#"{"query":"rust","n":[1,null]}"#),
+            r#"{"n": [1, null], "query": "rust"}"#
+        );
         assert_eq!(arguments("not json"), "not json");
         assert_eq!(arguments("\"s\""), "\"\\\"s\\\"\"");
+    }
+
+    #[test]
+    fn a_written_case_reads_back_as_the_same_case() {
+        use promptforge_syntax::test_file::{
+            parse, ExpectError, ScriptedCall, ScriptedTool, Spanned,
+        };
+        let at = |text: &str| Spanned::new(text.to_owned(), 0..0);
+        let mut case = Case {
+            name: Some(at("What: is \"Rust\"?")),
+            args: "line one\n  line two\n".into(),
+            seed: Some(u64::MAX),
+            model: Some(vec![
+                Round::Calls(vec![
+                    ScriptedCall {
+                        alias: at("fetch"),
+                        arguments: r#"{"url":"http://127.0.0.1:9/a?b=c#d","n":[1,{"x":null}]}"#
+                            .into(),
+                    },
+                    ScriptedCall {
+                        alias: at("search"),
+                        arguments: "not json: at all".into(),
+                    },
+                ]),
+                Round::Text("- a list\n# not a comment\n\n".into()),
+            ]),
+            tools: vec![ScriptedTool {
+                path: at("promptforge/web/fetch"),
+                answers: vec![
+                    Answer::Output("<h1>x</h1>\n\ttabbed".into()),
+                    Answer::Error("timed out: 5s".into()),
+                ],
+            }],
+            input: vec!["yes".into(), "".into(), "true".into()],
+            ..Case::default()
+        };
+        case.expect.error = Some(ExpectError {
+            kind: Some(at("Tool")),
+            message: Some(at("tool call failure:\ntimed out")),
+            ..ExpectError::default()
+        });
+        let text = append_case(None, Some("../p.md"), &case).unwrap();
+        let (file, problems) = parse(&text);
+        assert!(problems.is_empty(), "{problems:?}\n{text}");
+        assert_eq!(file.prompt.map(|p| p.value).as_deref(), Some("../p.md"));
+        let read = &file.cases[0];
+        assert_eq!(
+            read.name.as_ref().map(|n| n.value.as_str()),
+            Some("What: is \"Rust\"?")
+        );
+        assert_eq!(
+            (read.args.as_str(), read.seed),
+            (case.args.as_str(), case.seed)
+        );
+        assert_eq!(read.input, case.input);
+        let strip = |rounds: &Option<Vec<Round>>| -> Vec<String> {
+            rounds
+                .iter()
+                .flatten()
+                .map(|r| match r {
+                    Round::Text(t) => t.clone(),
+                    Round::Calls(calls) => calls
+                        .iter()
+                        .map(|c| {
+                            let args = serde_json::from_str::<serde_json::Value>(&c.arguments)
+                                .map_or(c.arguments.clone(), |v| v.to_string());
+                            format!("{}={}", c.alias.value, args)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(";"),
+                })
+                .collect()
+        };
+        assert_eq!(strip(&read.model), strip(&case.model), "{text}");
+        assert_eq!(read.tools[0].answers, case.tools[0].answers);
+        let error = read.expect.error.as_ref().unwrap();
+        assert_eq!(
+            error.message.as_ref().map(|m| m.value.as_str()),
+            Some("tool call failure:\ntimed out")
+        );
+        let again = append_case(Some(&text), None, &case).unwrap();
+        let (twice, problems) = parse(&again);
+        assert_eq!(twice.cases.len(), 2);
+        assert_eq!(
+            problems.len(),
+            1,
+            "the one problem is the duplicate name: {problems:?}"
+        );
     }
 }

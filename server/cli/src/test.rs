@@ -1,0 +1,279 @@
+//! `promptforge test [PATH...]` (`testing.md`): finds the prompt test files
+//! (`*.test.yaml`, folders recursively), reads each one and its prompt, chooses the
+//! cases (`--filter`, `--shard`, `--live`) over every case of every file, runs them
+//! in parallel on the engine ([`promptforge_engine::prompt_tests::run_case`]) on the
+//! Host of each prompt's folder, and prints the verdicts in file order, then case
+//! order: as text (streamed), JSON or JUnit XML.
+//!
+//! A test file with errors of its own (or whose Host configuration cannot be read)
+//! runs none of its cases and counts as one failure; its warnings are printed and
+//! its cases run.
+
+mod json;
+mod junit;
+pub mod load;
+mod results;
+mod runner;
+mod text;
+
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use promptforge_engine::prompt_tests::default_seed;
+use promptforge_engine::prompt_tests::selection::{Choice, Selection, Shard};
+use promptforge_engine::Host;
+use promptforge_syntax::Code;
+
+use crate::cli::{GlobalArgs, TestArgs, TestFormat};
+use crate::exit::Exit;
+use crate::files::{self, FileKind, PathError, Target};
+use crate::host_setup;
+use crate::problem::Problem;
+use load::Loaded;
+use results::{CaseResult, FileResult, Totals};
+use runner::{Observer, PlannedCase, PlannedFile, Runnable};
+
+/// Why a file named on the command line is not run.
+const NOT_A_TEST_FILE: &str = "not a prompt test file (its name does not end in .test.yaml)";
+
+/// Runs `promptforge test`; returns how it ended.
+pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
+    let selection = match selection(args) {
+        Ok(selection) => selection,
+        Err(message) => {
+            eprintln!("promptforge: {message}");
+            return Exit::Usage;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("promptforge: cannot start the runtime: {error}");
+            return Exit::Usage;
+        }
+    };
+    let collected = files::collect(&args.paths, &[FileKind::Test]);
+    let mut errors = collected.errors;
+    let mut loaded = Vec::new();
+    for target in &collected.targets {
+        match read(target) {
+            Ok(file) => loaded.push((target, file)),
+            Err(error) => errors.push(error),
+        }
+    }
+    for error in &errors {
+        eprintln!("promptforge: {}: {}", error.path, error.reason);
+    }
+    let plan = plan(&loaded, &selection, &mut Hosts::new(global));
+    let to_run = plan
+        .iter()
+        .flat_map(|f| &f.cases)
+        .filter(|c| c.runs)
+        .count();
+    let bar =
+        (io::stderr().is_terminal() && !global.quiet && to_run > 0).then(|| progress_bar(to_run));
+    let (results, written) = match args.format {
+        TestFormat::Text => {
+            let mut observer = text::TextObserver::new(global.quiet, bar.clone());
+            let results = runner::run(&runtime, plan, bar.clone(), &mut observer);
+            finish(bar.as_ref());
+            let written = match observer.error.take() {
+                Some(error) => Err(error),
+                None => text::write_end(&results, global.quiet, &mut io::stdout().lock()),
+            };
+            (results, written)
+        }
+        TestFormat::Json | TestFormat::Junit => {
+            let results = runner::run(&runtime, plan, bar.clone(), &mut Silent);
+            finish(bar.as_ref());
+            let mut out = io::BufWriter::new(io::stdout().lock());
+            let written = if args.format == TestFormat::Json {
+                json::write(&results, &mut out)
+            } else {
+                junit::write(&results, &mut out)
+            };
+            (results, written.and_then(|()| out.flush()))
+        }
+    };
+    if let Err(error) = written {
+        // A closed pipe (`| head`) ends the output quietly; the exit status stands.
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("promptforge: cannot write the output: {error}");
+            return Exit::Usage;
+        }
+    }
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    if !errors.is_empty() {
+        Exit::Usage
+    } else if Totals::of(&results).failed > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    }
+}
+
+/// `--filter`, `--shard` and `--live`; the error is the usage message.
+fn selection(args: &TestArgs) -> Result<Selection, String> {
+    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    Ok(Selection {
+        filter: args.filter.clone(),
+        shard,
+        live: args.live,
+    })
+}
+
+/// Reads one test file found or named.
+fn read(target: &Target) -> Result<Loaded, PathError> {
+    let fail = |reason: String| PathError {
+        path: target.display.clone(),
+        reason,
+    };
+    if target.kind != FileKind::Test {
+        return Err(fail(NOT_A_TEST_FILE.to_owned()));
+    }
+    let text = files::read_text(&target.path).map_err(fail)?;
+    load::load(&target.path, &target.display, text)
+        .ok_or_else(|| fail(crate::check::INTERNAL_ERROR.to_owned()))
+}
+
+/// The files and cases to run: the selection is made over every case of every file
+/// (so shards are global and stable); a file is kept when it has errors or some
+/// case chosen.
+fn plan(
+    loaded: &[(&Target, Loaded)],
+    selection: &Selection,
+    hosts: &mut Hosts,
+) -> Vec<PlannedFile> {
+    let keys: Vec<(&str, &str, bool)> = loaded
+        .iter()
+        .flat_map(|(target, file)| {
+            file.file
+                .cases
+                .iter()
+                .map(|case| (target.display.as_str(), case_name(case), case.live))
+        })
+        .collect();
+    let mut choices = selection.choose(&keys).into_iter();
+    let mut plan = Vec::new();
+    for (target, file) in loaded {
+        let chosen: Vec<(&promptforge_syntax::test_file::Case, Choice)> = file
+            .file
+            .cases
+            .iter()
+            .map(|case| (case, choices.next().unwrap_or(Choice::Leave)))
+            .filter(|(_, choice)| *choice != Choice::Leave)
+            .collect();
+        let mut problems = file.problems.clone();
+        let runnable = match &file.prompt {
+            Some((prompt_path, prompt_text)) if !file.has_errors() => {
+                match hosts.host_for(prompt_path) {
+                    Ok(host) => Some(Runnable {
+                        host,
+                        prompt: Arc::from(prompt_text.as_str()),
+                    }),
+                    Err(error) => {
+                        let code = Code::Configuration { error };
+                        let problem =
+                            Problem::unlocated(&target.display, code.name(), code.message());
+                        problems.push(problem);
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        let cases: Vec<PlannedCase> = match runnable {
+            Some(_) => chosen
+                .into_iter()
+                .map(|(case, choice)| {
+                    let name = case_name(case);
+                    PlannedCase {
+                        case: Arc::new(case.clone()),
+                        runs: choice == Choice::Run,
+                        name: name.to_owned(),
+                        position: file.index.position(&file.text, case.range.start),
+                        seed: case.seed.unwrap_or_else(|| default_seed(name)),
+                    }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        if runnable.is_none() || !cases.is_empty() {
+            plan.push(PlannedFile {
+                file: target.display.clone(),
+                text: file.text.clone(),
+                index: file.index.clone(),
+                problems,
+                runnable,
+                cases,
+            });
+        }
+    }
+    plan
+}
+
+/// A case's name (empty for a case without one, which is a problem of its file).
+fn case_name(case: &promptforge_syntax::test_file::Case) -> &str {
+    case.name.as_ref().map_or("", |n| n.value.as_str())
+}
+
+/// The Hosts of the prompts' folders, one per configuration file.
+struct Hosts<'a> {
+    global: &'a GlobalArgs,
+    hosts: HashMap<Option<PathBuf>, Result<Arc<Host>, String>>,
+}
+
+impl<'a> Hosts<'a> {
+    fn new(global: &'a GlobalArgs) -> Self {
+        Hosts {
+            global,
+            hosts: HashMap::new(),
+        }
+    }
+
+    /// The Host a prompt at `prompt` runs on, as `run` finds it (`--config` first);
+    /// the error is the configuration's.
+    fn host_for(&mut self, prompt: &Path) -> Result<Arc<Host>, String> {
+        let key = host_setup::config_path(self.global, Some(host_setup::prompt_dir(prompt)));
+        if let Some(found) = self.hosts.get(&key) {
+            return found.clone();
+        }
+        let host = host_setup::load_path(self.global, key.as_deref())
+            .and_then(host_setup::host_of)
+            .map(Arc::new);
+        self.hosts.insert(key, host.clone());
+        host
+    }
+}
+
+/// An observer for the formats written at the end.
+struct Silent;
+
+impl Observer for Silent {
+    fn file(&mut self, _file: &FileResult) {}
+    fn case(&mut self, _file: &FileResult, _case: &CaseResult) {}
+}
+
+/// The progress bar on stderr while `cases` cases run.
+fn progress_bar(cases: usize) -> ProgressBar {
+    let bar = ProgressBar::new(u64::try_from(cases).unwrap_or(u64::MAX));
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} cases {elapsed}") {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// Removes the progress bar.
+fn finish(bar: Option<&ProgressBar>) {
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,104 @@
+//! The JSON format of `promptforge test`: one pretty-printed object,
+//! `{"files": [{"file", "problems", "cases": [...]}], "passed", "failed", "skipped"}`.
+//!
+//! `problems` holds `check`'s JSON problem objects; each case is `name`, `status`
+//! (`ok`, `failed`, `skipped`), `duration_ms`, `seed` and `failures`, each failure
+//! `what`, `message`, `expected` and `actual` (when it compares texts; null for an
+//! absent side such as no result), `line` and `column` (1-based, columns in
+//! characters) and `text` (its rendering, as the text format prints it).
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::output::json_object;
+use crate::test::results::{millis, FileResult, Totals};
+
+#[derive(Serialize)]
+struct JsonFailure<'a> {
+    what: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actual: Option<Option<&'a str>>,
+    line: u32,
+    column: u32,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct JsonCase<'a> {
+    name: &'a str,
+    status: &'static str,
+    duration_ms: u64,
+    seed: u64,
+    failures: Vec<JsonFailure<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    file: &'a str,
+    problems: Vec<crate::output::JsonProblem<'a>>,
+    cases: Vec<JsonCase<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRun<'a> {
+    files: Vec<JsonFile<'a>>,
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+/// A compared side: its text, or None (null) when absent.
+fn side(shown: &promptforge_engine::prompt_tests::Shown) -> Option<&str> {
+    match shown {
+        promptforge_engine::prompt_tests::Shown::Text(text) => Some(text),
+        promptforge_engine::prompt_tests::Shown::Absent(_) => None,
+    }
+}
+
+fn file_object(file: &FileResult) -> JsonFile<'_> {
+    JsonFile {
+        file: &file.file,
+        problems: file.problems.iter().map(json_object).collect(),
+        cases: file
+            .cases
+            .iter()
+            .map(|case| JsonCase {
+                name: &case.name,
+                status: case.status.as_str(),
+                duration_ms: millis(case.duration),
+                seed: case.seed,
+                failures: case
+                    .failures
+                    .iter()
+                    .map(|placed| JsonFailure {
+                        what: &placed.failure.what,
+                        message: &placed.failure.message,
+                        expected: placed.failure.expected.as_ref().map(side),
+                        actual: placed.failure.actual.as_ref().map(side),
+                        line: placed.position.0,
+                        column: placed.position.1,
+                        text: placed.failure.render(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Writes the object and a newline.
+pub fn write(files: &[FileResult], out: &mut impl Write) -> io::Result<()> {
+    let totals = Totals::of(files);
+    let object = JsonRun {
+        files: files.iter().map(file_object).collect(),
+        passed: totals.passed,
+        failed: totals.failed,
+        skipped: totals.skipped,
+    };
+    serde_json::to_writer_pretty(&mut *out, &object)?;
+    writeln!(out)?;
+    out.flush()
+}

@@ -1,0 +1,169 @@
+//! The JUnit XML format of `promptforge test`, as CI test reports read it
+//! (GitHub Actions' and GitLab's JUnit readers): `<testsuites>` with one
+//! `<testsuite>` per test file and one `<testcase>` per case; a failed case holds
+//! one `<failure>` (its first failure's message, every failure's text), a skipped
+//! one `<skipped/>`; a test file with errors is one failed testcase named
+//! `(test file)` holding its problems. Times are seconds.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use crate::output::text_line;
+use crate::problem::Problem;
+use crate::test::results::{CaseResult, FileResult, Status, Totals};
+use crate::test::text::{failure_line, TEST_FILE_CASE};
+
+/// Escapes text for XML 1.0 content and attribute values: `&`, `<`, `>`, `"` and
+/// `'` as entities, tab, line feed and carriage return as character references
+/// when `attribute` (so attribute-value normalisation keeps them), and the
+/// characters XML 1.0 forbids dropped.
+pub fn escape(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' if attribute => {
+                let _ = write!(out, "&#{};", u32::from(c));
+            }
+            '\t' | '\n' | '\r' => out.push(c),
+            c if allowed(c) => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// True for the characters XML 1.0 allows (tab, line ends aside).
+fn allowed(c: char) -> bool {
+    matches!(c, '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
+}
+
+/// Seconds with millisecond precision.
+fn seconds(duration: Duration) -> String {
+    format!("{:.3}", duration.as_secs_f64())
+}
+
+/// Writes the whole report.
+pub fn write(files: &[FileResult], out: &mut impl Write) -> io::Result<()> {
+    let totals = Totals::of(files);
+    let tests = totals.passed + totals.failed + totals.skipped;
+    let time: Duration = files.iter().map(FileResult::duration).sum();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites tests=\"{tests}\" failures=\"{}\" skipped=\"{}\" time=\"{}\">",
+        totals.failed,
+        totals.skipped,
+        seconds(time)
+    );
+    for file in files {
+        suite(&mut xml, file);
+    }
+    xml.push_str("</testsuites>\n");
+    out.write_all(xml.as_bytes())?;
+    out.flush()
+}
+
+/// One test file's `<testsuite>`.
+fn suite(xml: &mut String, file: &FileResult) {
+    let totals = file.totals();
+    let tests = totals.passed + totals.failed + totals.skipped;
+    let name = escape(&file.file, true);
+    let _ = writeln!(
+        xml,
+        "  <testsuite name=\"{name}\" tests=\"{tests}\" failures=\"{}\" skipped=\"{}\" time=\"{}\">",
+        totals.failed,
+        totals.skipped,
+        seconds(file.duration())
+    );
+    if file.broken {
+        broken_case(xml, &name, &file.problems);
+    }
+    for case in &file.cases {
+        test_case(xml, &name, &file.file, case);
+    }
+    xml.push_str("  </testsuite>\n");
+}
+
+/// The testcase standing for a test file that could not run.
+fn broken_case(xml: &mut String, classname: &str, problems: &[Problem]) {
+    let first = problems
+        .iter()
+        .find(|p| p.severity == promptforge_syntax::Severity::Error)
+        .or(problems.first());
+    let message = first.map_or("", |p| p.message.as_str());
+    let kind = first.map_or("", |p| p.kind);
+    let text: Vec<String> = problems.iter().map(text_line).collect();
+    let _ = writeln!(
+        xml,
+        "    <testcase name=\"{}\" classname=\"{classname}\" time=\"0.000\">",
+        escape(TEST_FILE_CASE, true)
+    );
+    let _ = writeln!(
+        xml,
+        "      <failure message=\"{}\" type=\"{}\">{}</failure>",
+        escape(message, true),
+        escape(kind, true),
+        escape(&text.join("\n"), false)
+    );
+    xml.push_str("    </testcase>\n");
+}
+
+/// One case's `<testcase>`.
+fn test_case(xml: &mut String, classname: &str, file: &str, case: &CaseResult) {
+    let _ = write!(
+        xml,
+        "    <testcase name=\"{}\" classname=\"{classname}\" time=\"{}\"",
+        escape(&case.name, true),
+        seconds(case.duration)
+    );
+    match case.status {
+        Status::Ok => xml.push_str("/>\n"),
+        Status::Skipped => xml.push_str(">\n      <skipped/>\n    </testcase>\n"),
+        Status::Failed => {
+            let first = case.failures.first();
+            let message = first.map_or("", |p| p.failure.message.as_str());
+            let what = first.map_or("", |p| p.failure.what.as_str());
+            let text: Vec<String> = case
+                .failures
+                .iter()
+                .map(|placed| failure_line(file, placed))
+                .collect();
+            let _ = write!(
+                xml,
+                ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
+                escape(message, true),
+                escape(what, true),
+                escape(&text.join("\n"), false)
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_drops_forbidden_characters() {
+        assert_eq!(
+            escape("a & b < c > \"d\" 'e'", false),
+            "a &amp; b &lt; c &gt; &quot;d&quot; &apos;e&apos;"
+        );
+        assert_eq!(escape("x\u{0}y\u{1b}z\u{FFFE}", false), "xyz");
+        assert_eq!(escape("l1\nl2\tt\r", false), "l1\nl2\tt\r");
+        assert_eq!(escape("l1\nl2\t", true), "l1&#10;l2&#9;");
+        assert_eq!(escape("é ✓ 𝄞", true), "é ✓ 𝄞");
+    }
+
+    #[test]
+    fn seconds_have_three_decimals() {
+        assert_eq!(seconds(Duration::from_millis(1234)), "1.234");
+        assert_eq!(seconds(Duration::ZERO), "0.000");
+    }
+}

@@ -1,0 +1,214 @@
+//! `promptforge run FILE --record CASE.test.yaml` on the offline Host
+//! (`testing.md`): the case written (its exact YAML), names made unique, the
+//! prompt's path when it is not the default, and `promptforge test` replaying it.
+
+mod cli_test_support;
+
+use cli_test_support::{pf, without_times};
+use promptforge_tests::Scratch;
+
+const ECHO_NOTICE: &str = "note: no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)\n";
+
+/// A prompt whose one model call the built-in echo model answers.
+const ECHO_PROMPT: &str = "---
+name: echo
+description: Asks the writer model
+promptforge: 0
+models:
+  writer: {}
+---
+
+# Echo
+
+```lua
+models.default('writer')
+```
+
+## Ask
+
+```lua
+log('asking')
+return models.infer(args)
+```
+";
+
+#[test]
+fn a_recorded_run_replays_offline() {
+    let s = Scratch::new("record");
+    s.write("echo.md", ECHO_PROMPT);
+    let run = pf(
+        s.path(),
+        &[
+            "run",
+            "echo.md",
+            "--record",
+            "echo.test.yaml",
+            "--seed",
+            "42",
+            "hello",
+            "world",
+        ],
+    );
+    assert_eq!(run.stdout, "hello world\n");
+    assert_eq!(
+        run.stderr,
+        format!("log: asking\n{ECHO_NOTICE}recorded case \"hello world\" in echo.test.yaml\n")
+    );
+    assert_eq!(run.code, Some(0));
+    let written = std::fs::read_to_string(s.path().join("echo.test.yaml")).expect("written");
+    assert_eq!(
+        written,
+        "cases:\n  - name: hello world\n    args: hello world\n    seed: 42\n    model:\n      - text: hello world\n    expect:\n      result: hello world\n"
+    );
+
+    // The same arguments again: the name gets a number; then a name of its own.
+    let again = pf(
+        s.path(),
+        &[
+            "run",
+            "echo.md",
+            "--record",
+            "echo.test.yaml",
+            "--seed",
+            "7",
+            "hello",
+            "world",
+        ],
+    );
+    assert!(again
+        .stderr
+        .ends_with("recorded case \"hello world (2)\" in echo.test.yaml\n"));
+    let named = pf(
+        s.path(),
+        &[
+            "run",
+            "echo.md",
+            "--record",
+            "echo.test.yaml",
+            "--record-name",
+            "greets",
+            "--seed",
+            "1",
+        ],
+    );
+    assert!(named
+        .stderr
+        .ends_with("recorded case \"greets\" in echo.test.yaml\n"));
+    let written = std::fs::read_to_string(s.path().join("echo.test.yaml")).expect("written");
+    assert!(
+        written.ends_with(
+            "  - name: hello world (2)\n    args: hello world\n    seed: 7\n    model:\n      - text: hello world\n    expect:\n      result: hello world\n  - name: greets\n    seed: 1\n    model:\n      - text: \"\"\n    expect:\n      result: \"\"\n"
+        ),
+        "{written}"
+    );
+
+    let test = pf(s.path(), &["test", "echo.test.yaml"]);
+    assert_eq!(
+        without_times(&test.stdout),
+        "ok      echo.test.yaml: hello world (N ms)\n\
+         ok      echo.test.yaml: hello world (2) (N ms)\n\
+         ok      echo.test.yaml: greets (N ms)\n\
+         3 passed, 0 failed\n"
+    );
+    assert_eq!(test.code, Some(0));
+}
+
+#[test]
+fn a_test_file_elsewhere_names_its_prompt_and_an_unnamed_run_is_no_arguments() {
+    let s = Scratch::new("record-elsewhere");
+    s.write("prompts/echo.md", ECHO_PROMPT);
+    std::fs::create_dir_all(s.path().join("tests")).expect("folder");
+    let run = pf(
+        s.path(),
+        &[
+            "run",
+            "prompts/echo.md",
+            "--record",
+            "tests/greeting.test.yaml",
+            "--seed",
+            "3",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run
+        .stderr
+        .ends_with("recorded case \"no arguments\" in tests/greeting.test.yaml\n"));
+    let written =
+        std::fs::read_to_string(s.path().join("tests/greeting.test.yaml")).expect("written");
+    assert!(
+        written.starts_with("prompt: \"../prompts/echo.md\"\ncases:\n  - name: no arguments\n"),
+        "{written}"
+    );
+    let test = pf(s.path(), &["test", "tests"]);
+    assert_eq!(
+        without_times(&test.stdout),
+        "ok      tests/greeting.test.yaml: no arguments (N ms)\n1 passed, 0 failed\n"
+    );
+}
+
+#[test]
+fn a_failed_run_records_its_error_and_keeps_its_exit_code() {
+    let s = Scratch::new("record-error");
+    s.write(
+        "boom.md",
+        "---\nname: boom\ndescription: d\npromptforge: 0\n---\n\n# Boom\n\n```lua\nerror('no')\n```\n",
+    );
+    let run = pf(
+        s.path(),
+        &[
+            "run",
+            "boom.md",
+            "--record",
+            "boom.test.yaml",
+            "--seed",
+            "5",
+        ],
+    );
+    assert_eq!(run.code, Some(1));
+    assert!(run
+        .stderr
+        .ends_with("recorded case \"no arguments\" in boom.test.yaml\n"));
+    let written = std::fs::read_to_string(s.path().join("boom.test.yaml")).expect("written");
+    assert!(
+        written.contains("    expect:\n      error:\n        kind: Lua\n"),
+        "{written}"
+    );
+    let test = pf(s.path(), &["test"]);
+    assert_eq!(test.code, Some(0), "{}", test.stdout);
+}
+
+#[test]
+fn a_test_file_that_cannot_take_the_case_is_refused_before_the_run() {
+    let s = Scratch::new("record-refused");
+    s.write("echo.md", ECHO_PROMPT);
+    s.write("other.md", ECHO_PROMPT);
+    s.write(
+        "bad.test.yaml",
+        "prompt: echo.md\ncases:\n  - name: a\n    nope: 1\n",
+    );
+    let run = pf(
+        s.path(),
+        &["run", "echo.md", "--record", "bad.test.yaml", "hi"],
+    );
+    assert_eq!(
+        run.stderr,
+        "promptforge: bad.test.yaml: the test file has problems; fix them (promptforge check) before recording into it\n"
+    );
+    assert_eq!((run.stdout.as_str(), run.code), ("", Some(2)));
+
+    s.write("echo.test.yaml", "cases:\n  - name: a\n");
+    let run = pf(
+        s.path(),
+        &["run", "other.md", "--record", "echo.test.yaml", "hi"],
+    );
+    assert_eq!(
+        run.stderr,
+        "promptforge: echo.test.yaml: it tests the prompt echo.md, not other.md\n"
+    );
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        std::fs::read_to_string(s.path().join("echo.test.yaml")).expect("kept"),
+        "cases:\n  - name: a\n"
+    );
+    assert!(pf(s.path(), &["run", "echo.md", "--record-name", "x"]).code == Some(2));
+}
