@@ -4,13 +4,15 @@
 //! `expect:` checked against what happened. The CLI's `promptforge test` and the
 //! language server both run cases through [`run_case`].
 //!
-//! One module per concept: [`scripted`] (the tools answered from scripts),
+//! One module per concept: [`hooked`] (the Host's tools with another call),
+//! [`scripted`] (the calls answered from scripts),
 //! [`expect`] (the expectations), [`failure`] (a failed expectation and its text),
 //! [`selection`] (`--filter`, `--shard`, live cases), [`record`] (a live run recorded
 //! as a case) and [`writer`] (a case written as YAML).
 
 pub mod expect;
 pub mod failure;
+pub mod hooked;
 pub mod record;
 pub mod scripted;
 pub mod selection;
@@ -32,7 +34,8 @@ use crate::messages;
 use crate::models::script::ScriptProvider;
 use crate::run::{run_text, Outcome, RunEvents, RunOptions};
 use crate::store::Store;
-use scripted::{ScriptedPlugin, ToolScripts};
+use hooked::{CallHook, HookedPlugin};
+use scripted::ToolScripts;
 
 /// The Host model name a scripted case's labels resolve to.
 pub const SCRIPT_MODEL: &str = "script";
@@ -109,10 +112,10 @@ pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptio
         (base.derive(base.harness().clone(), input), None, None)
     } else {
         let scripts = ToolScripts::new(&case.tools, stop.clone());
-        let wrap_scripts = scripts.clone();
+        let hook: Arc<dyn CallHook> = scripts.clone();
         let harness = base
             .harness()
-            .wrapped(&move |plugin| ScriptedPlugin::wrap(plugin, wrap_scripts.clone()));
+            .wrapped(&move |plugin| HookedPlugin::wrap(plugin, hook.clone()));
         let mut host = base.derive(harness, input);
         let model = Arc::new(ScriptProvider::new(case.model.clone().unwrap_or_default()));
         host.override_models(SCRIPT_MODEL, model.clone());

@@ -13,12 +13,11 @@ use promptforge_syntax::test_file::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{
-    Activation, ActivationError, OutputKind, Plugin, Tool, ToolError, ToolId, ToolOutput, Trust,
-};
+use crate::harness::{Tool, ToolError, ToolOutput};
 use crate::host::Host;
 use crate::input::{InputBroker, InputError};
 use crate::models::{ModelError, ModelProvider, ModelReply, ModelRequest};
+use crate::prompt_tests::hooked::{CallHook, HookedPlugin};
 use crate::run::Outcome;
 
 /// What a recorded run's models, tools and operator answered.
@@ -43,13 +42,10 @@ impl Recorder {
     /// A Host like `base` whose models, Plugins' tools and operator report to this
     /// recording.
     pub fn host(self: &Arc<Self>, base: &Host) -> Host {
-        let tools_to = self.clone();
-        let harness = base.harness().wrapped(&move |inner| {
-            Arc::new(RecordingPlugin {
-                inner,
-                recorder: tools_to.clone(),
-            }) as Arc<dyn Plugin>
-        });
+        let calls: Arc<dyn CallHook> = Arc::new(RecordingCalls(self.clone()));
+        let harness = base
+            .harness()
+            .wrapped(&move |inner| HookedPlugin::wrap(inner, calls.clone()));
         let input = base.input().map(|inner| {
             Arc::new(RecordingInput {
                 inner,
@@ -167,83 +163,24 @@ impl ModelProvider for RecordingModel {
     }
 }
 
-/// A Plugin whose tools' answers are recorded.
-struct RecordingPlugin {
-    inner: Arc<dyn Plugin>,
-    recorder: Arc<Recorder>,
-}
+/// The hook of a recorded run's tools: the real call, its answer kept.
+struct RecordingCalls(Arc<Recorder>);
 
 #[async_trait]
-impl Plugin for RecordingPlugin {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-
-    fn conflicts(&self) -> Vec<String> {
-        self.inner.conflicts()
-    }
-
-    async fn activate(
-        &self,
-        activation: Activation,
-    ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
-        let tools = self.inner.activate(activation).await?;
-        Ok(tools
-            .into_iter()
-            .map(|inner| {
-                Arc::new(RecordingTool {
-                    inner,
-                    recorder: self.recorder.clone(),
-                }) as Arc<dyn Tool>
-            })
-            .collect())
-    }
-}
-
-/// A tool whose answers are recorded.
-struct RecordingTool {
-    inner: Arc<dyn Tool>,
-    recorder: Arc<Recorder>,
-}
-
-#[async_trait]
-impl Tool for RecordingTool {
-    fn id(&self) -> &ToolId {
-        self.inner.id()
-    }
-
-    fn wire_name(&self) -> &str {
-        self.inner.wire_name()
-    }
-
-    fn description(&self) -> &str {
-        self.inner.description()
-    }
-
-    fn parameters(&self) -> &serde_json::Value {
-        self.inner.parameters()
-    }
-
-    fn trust(&self) -> Trust {
-        self.inner.trust()
-    }
-
-    fn output_kind(&self) -> OutputKind {
-        self.inner.output_kind()
-    }
-
+impl CallHook for RecordingCalls {
     async fn call(
         &self,
+        tool: &Arc<dyn Tool>,
         arguments: &str,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {
-        let answer = self.inner.call(arguments, cancel).await;
+        let answer = tool.call(arguments, cancel).await;
         if !cancel.is_cancelled() {
             let recorded = match &answer {
                 Ok(output) => Answer::Output(output.text.clone()),
                 Err(error) => Answer::Error(error.message.clone()),
             };
-            self.recorder.answer(self.inner.id().as_str(), recorded);
+            self.0.answer(tool.id().as_str(), recorded);
         }
         answer
     }

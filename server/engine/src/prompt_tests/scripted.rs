@@ -11,10 +11,9 @@ use async_trait::async_trait;
 use promptforge_syntax::test_file::{Answer, ScriptedTool};
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{
-    Activation, ActivationError, OutputKind, Plugin, Tool, ToolError, ToolId, ToolOutput, Trust,
-};
+use crate::harness::{Tool, ToolError, ToolOutput};
 use crate::messages;
+use crate::prompt_tests::hooked::CallHook;
 
 /// The answers of one tool path and how many were given.
 struct PathScript {
@@ -86,93 +85,24 @@ impl ToolScripts {
     }
 }
 
-/// A registered Plugin whose tools answer from the case's scripts.
-pub struct ScriptedPlugin {
-    inner: Arc<dyn Plugin>,
-    scripts: Arc<ToolScripts>,
-}
-
-impl ScriptedPlugin {
-    /// Wraps `inner`.
-    pub fn wrap(inner: Arc<dyn Plugin>, scripts: Arc<ToolScripts>) -> Arc<dyn Plugin> {
-        Arc::new(ScriptedPlugin { inner, scripts })
-    }
-}
-
 #[async_trait]
-impl Plugin for ScriptedPlugin {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-
-    fn conflicts(&self) -> Vec<String> {
-        self.inner.conflicts()
-    }
-
-    async fn activate(
-        &self,
-        activation: Activation,
-    ) -> Result<Vec<Arc<dyn Tool>>, ActivationError> {
-        let tools = self.inner.activate(activation).await?;
-        Ok(tools
-            .into_iter()
-            .map(|inner| {
-                Arc::new(AnsweredTool {
-                    inner,
-                    scripts: self.scripts.clone(),
-                }) as Arc<dyn Tool>
-            })
-            .collect())
-    }
-}
-
-/// A real tool's catalog entry whose calls answer from a script.
-struct AnsweredTool {
-    inner: Arc<dyn Tool>,
-    scripts: Arc<ToolScripts>,
-}
-
-#[async_trait]
-impl Tool for AnsweredTool {
-    fn id(&self) -> &ToolId {
-        self.inner.id()
-    }
-
-    fn wire_name(&self) -> &str {
-        self.inner.wire_name()
-    }
-
-    fn description(&self) -> &str {
-        self.inner.description()
-    }
-
-    fn parameters(&self) -> &serde_json::Value {
-        self.inner.parameters()
-    }
-
-    fn trust(&self) -> Trust {
-        self.inner.trust()
-    }
-
-    fn output_kind(&self) -> OutputKind {
-        self.inner.output_kind()
-    }
-
+impl CallHook for ToolScripts {
     async fn call(
         &self,
+        tool: &Arc<dyn Tool>,
         _arguments: &str,
         _cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {
-        let path = self.inner.id().as_str();
-        match self.scripts.answer(path) {
+        let path = tool.id().as_str();
+        match self.answer(path) {
             Some(Answer::Output(text)) => Ok(ToolOutput {
                 text,
-                trust: self.inner.trust(),
-                kind: self.inner.output_kind(),
+                trust: tool.trust(),
+                kind: tool.output_kind(),
             }),
             Some(Answer::Error(message)) => Err(ToolError::new(message)),
             None => {
-                self.scripts.record_unscripted(path);
+                self.record_unscripted(path);
                 Err(ToolError::new(messages::unscripted_call(path)))
             }
         }
