@@ -20,6 +20,9 @@ pub fn uri(name: &str) -> String {
     format!("file:///work/{name}")
 }
 
+/// What answers a request of the server: Ok(result) or Err(error object).
+pub type Answerer = Box<dyn FnMut(&Value) -> Result<Value, Value> + Send>;
+
 /// A running `promptforge lsp` and the client's side of the conversation.
 pub struct LspClient {
     child: Child,
@@ -28,8 +31,11 @@ pub struct LspClient {
     next_id: i64,
     /// Notifications received and not yet taken, in arrival order.
     pub notifications: VecDeque<Value>,
-    /// Requests the server sent (each answered with `null`), in arrival order.
+    /// Requests the server sent (each answered by [`LspClient::answer`]), in arrival order.
     pub server_requests: Vec<Value>,
+    /// Answers each request the server sends: Ok(result) or Err(error object);
+    /// by default every request is answered with a `null` result.
+    pub answer: Answerer,
 }
 
 /// Reads one framed message; None at the end of the stream.
@@ -90,6 +96,7 @@ impl LspClient {
             next_id: 1,
             notifications: VecDeque::new(),
             server_requests: Vec::new(),
+            answer: Box::new(|_| Ok(Value::Null)),
         }
     }
 
@@ -144,7 +151,7 @@ impl LspClient {
         id
     }
 
-    /// The next message from the server, answering its requests with `null`.
+    /// The next message from the server, answering its requests with [`LspClient::answer`].
     fn receive(&mut self, deadline: Instant) -> Value {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -157,7 +164,11 @@ impl LspClient {
             };
             if message.get("method").is_some() && message.get("id").is_some() {
                 let id = message["id"].clone();
-                self.send(&json!({ "jsonrpc": "2.0", "id": id, "result": null }));
+                let answer = match (self.answer)(&message) {
+                    Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+                    Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+                };
+                self.send(&answer);
                 self.server_requests.push(message);
                 continue;
             }

@@ -5,7 +5,7 @@
 //! On a 4,000-line prompt with 400 Lua blocks it measures cold start to first
 //! diagnostics, one keystroke (`didChange`) to `publishDiagnostics`, hover and
 //! completion, and the resident memory with 100 such documents open, and prints
-//! the figures.
+//! the figures; `bench_runs` measures running from the editor (`editor.md` §2).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -140,5 +140,97 @@ fn bench() {
     println!(
         "resident memory with 100 documents open: {} MiB",
         memory.unwrap_or(0) / 1024
+    );
+}
+
+/// The next `promptforge/runEvent` of `run_id` that ends the run.
+fn run_end(client: &mut LspClient, run_id: &str) -> serde_json::Value {
+    let message = client.wait_notification(|m| {
+        m["method"] == "promptforge/runEvent"
+            && m["params"]["runId"] == run_id
+            && (m["params"]["event"]["type"] == "finished"
+                || m["params"]["event"]["type"] == "failed")
+    });
+    message["params"]["event"].clone()
+}
+
+fn start_run(client: &mut LspClient, uri: &str) -> String {
+    let answer = client
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "promptforge.run", "arguments": [{ "uri": uri }] }),
+        )
+        .expect("promptforge.run answers");
+    answer["runId"].as_str().unwrap_or_default().to_owned()
+}
+
+/// Running from the editor (`editor.md` §2): `promptforge.run` on a pure-Lua
+/// prompt to its `finished` event, and one keystroke to `publishDiagnostics` on
+/// the 4,000-line prompt while a run (a Lua loop) goes on.
+#[test]
+#[ignore = "a benchmark: run it on a release build (see the module documentation)"]
+fn bench_runs() {
+    let program =
+        std::env::var_os("PROMPTFORGE_LSP_BIN").map_or_else(release_binary, PathBuf::from);
+    let scratch = promptforge_tests::Scratch::new("lsp-bench-runs");
+    scratch.write(
+        "promptforge.toml",
+        "[limits]\nlua_instructions = 100000000000\n",
+    );
+    let pure = "---\nname: pure\ndescription: d\npromptforge: 0\n---\n\n# Pure\n\n## Go\n\n```lua\nlocal n = 0\nfor i = 1, 100 do n = n + i end\nreturn tostring(n)\n```\n";
+    let spin = "---\nname: spin\ndescription: d\npromptforge: 0\n---\n\n# Spin\n\n## Go\n\n```lua\nwhile true do end\n```\n";
+    scratch.write("pure.md", pure);
+    scratch.write("spin.md", spin);
+    let no_user = scratch.path().join(".no-user-config").display().to_string();
+    let mut client = LspClient::start_binary(&program, &[("XDG_CONFIG_HOME", no_user.as_str())]);
+    client.initialize(json!({}));
+    let pure_uri = format!("file://{}", scratch.path().join("pure.md").display());
+    let spin_uri = format!("file://{}", scratch.path().join("spin.md").display());
+    client.open(&pure_uri, 1, pure);
+    client.open(&spin_uri, 1, spin);
+    let mut runs = Vec::new();
+    for _ in 0..200 {
+        let sent = Instant::now();
+        let run_id = start_run(&mut client, &pure_uri);
+        let end = run_end(&mut client, &run_id);
+        runs.push(sent.elapsed());
+        assert_eq!(end["result"], "5050", "{end}");
+        client.notifications.clear();
+    }
+
+    let text = big_prompt();
+    let doc = uri("big.md");
+    client.open(&doc, 1, &text);
+    client.diagnostics(&doc, 1);
+    let spinning = start_run(&mut client, &spin_uri);
+    let line = 13 + 10 * 200 + 6;
+    let mut keystrokes = Vec::new();
+    for version in 2..=401 {
+        let change = if version % 2 == 0 {
+            json!([{ "range": range(line, 6, line, 6), "text": "x" }])
+        } else {
+            json!([{ "range": range(line, 6, line, 7), "text": "" }])
+        };
+        let sent = Instant::now();
+        client.change(&doc, version, change);
+        client.diagnostics(&doc, version);
+        keystrokes.push(sent.elapsed());
+    }
+    client
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "promptforge.cancel", "arguments": [{ "runId": spinning }] }),
+        )
+        .expect("promptforge.cancel answers");
+    assert_eq!(run_end(&mut client, &spinning)["kind"], "Cancelled");
+    println!(
+        "promptforge.run -> finished (pure Lua): p50 {:?}, max {:?}",
+        percentile(&mut runs, 0.5),
+        percentile(&mut runs, 1.0)
+    );
+    println!(
+        "keystroke -> diagnostics while a run goes on: p50 {:?}, max {:?}",
+        percentile(&mut keystrokes, 0.5),
+        percentile(&mut keystrokes, 1.0)
     );
 }

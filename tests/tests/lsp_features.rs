@@ -478,6 +478,9 @@ fn outline_folding_tokens_and_the_run_lens() {
         .expect("lenses");
     assert_eq!(
         lenses,
-        json!([{ "range": range(14, 0, 14, 9), "command": { "title": "Run", "command": "promptforge.run", "arguments": [{ "uri": doc }] } }])
+        json!([
+            { "range": range(14, 0, 14, 9), "command": { "title": "Run", "command": "promptforge.run", "arguments": [{ "uri": doc }] } },
+            { "range": range(14, 0, 14, 9), "command": { "title": "Run with arguments…", "command": "promptforge.runWithArguments", "arguments": [{ "uri": doc }] } },
+        ])
     );
 }

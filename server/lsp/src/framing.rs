@@ -301,12 +301,21 @@ where
 }
 
 /// Reads tower-lsp's output and queues each whole body on `bodies`, until the
-/// output ends (tower-lsp's frames have no length limit).
-pub async fn relay<R: AsyncRead + Unpin>(from_server: R, bodies: mpsc::Sender<Vec<u8>>) {
+/// output ends (tower-lsp's frames have no length limit); a queued response that
+/// names a run opens that run's gate ([`crate::run::gate`]).
+pub async fn relay<R: AsyncRead + Unpin>(
+    from_server: R,
+    bodies: mpsc::Sender<Vec<u8>>,
+    gates: crate::run::gate::Gates,
+) {
     let mut frames = FrameReader::with_limit(from_server, usize::MAX);
     while let Ok(Some(body)) = frames.next_frame().await {
+        let opens = gates.opened_by(&body);
         if bodies.send(body).await.is_err() {
             break;
+        }
+        if let Some(run_id) = opens {
+            gates.open(&run_id);
         }
     }
 }

@@ -12,6 +12,8 @@
 //! - [`fault`]: fault injection for the protocol tests (with the `fault-injection` feature);
 //! - [`features`]: one module per protocol feature;
 //! - [`publisher`]: computing and publishing diagnostics, also outside a handler;
+//! - [`run`]: running prompts and their tests from the editor (`editor.md` §2);
+//! - [`test_files`]: prompt test files (`*.test.yaml`) and the prompts they test;
 //! - [`server`]: the handlers;
 //! - [`session_end`]: `shutdown` and `exit`, for the exit status.
 
@@ -25,9 +27,11 @@ pub mod fault;
 pub mod features;
 pub mod framing;
 pub mod publisher;
+pub mod run;
 pub mod server;
 pub mod session_end;
 pub mod snapshot;
+pub mod test_files;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -66,14 +70,22 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    let (service, socket) = LspService::new(server::Server::new);
+    let gates = run::gate::Gates::default();
+    let for_server = Arc::clone(&gates);
+    let (service, socket) =
+        LspService::build(move |client| server::Server::new(client, Arc::clone(&for_server)))
+            .custom_method(
+                server::PROGRESS_CANCEL,
+                server::Server::work_done_progress_cancel,
+            )
+            .finish();
     let end = Arc::new(SessionEnd::default());
     let service = Watched::new(service, Arc::clone(&end));
     let (mut to_server, server_input) = tokio::io::duplex(PIPE_BYTES);
     let (server_output, from_server) = tokio::io::duplex(PIPE_BYTES);
     let (bodies, queued) = mpsc::channel(OUTPUT_QUEUE);
     let writer = tokio::spawn(framing::write_frames(queued, output));
-    tokio::spawn(framing::relay(from_server, bodies.clone()));
+    tokio::spawn(framing::relay(from_server, bodies.clone(), gates));
     let (ended, reader_ended) = oneshot::channel();
     let reader = tokio::spawn(async move {
         let result = framing::read_client(input, &mut to_server, bodies).await;

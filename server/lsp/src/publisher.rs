@@ -13,6 +13,7 @@ use promptforge_engine::requirements::CatalogView;
 use crate::catalog::Catalogs;
 use crate::documents::Documents;
 use crate::features;
+use crate::run::failures::RunFailures;
 use crate::snapshot::Snapshot;
 
 /// What publishing needs, shared by the server and its background tasks.
@@ -24,6 +25,8 @@ pub struct Publisher {
     pub documents: Arc<Documents>,
     /// The Hosts' catalogs.
     pub catalogs: Arc<Catalogs>,
+    /// The runs' failures shown in place, merged into every publication.
+    pub failures: Arc<RunFailures>,
     /// Serialises publishing, so a stale version is never published after a newer one.
     order: Arc<tokio::sync::Mutex<()>>,
 }
@@ -47,25 +50,31 @@ impl Publisher {
             client,
             documents,
             catalogs,
+            failures: Arc::new(RunFailures::default()),
             order: Arc::new(tokio::sync::Mutex::new(())),
         }
     }
 
-    /// Computes and publishes the diagnostics of `snapshot` unless a newer version
-    /// arrived meanwhile (then the newer one publishes). `was_prompt` makes a document
-    /// that stopped being a prompt get an empty list once.
+    /// Computes and publishes the diagnostics of `snapshot` (a prompt's, or a test
+    /// file's) with the runs' failures shown in place, unless a newer version
+    /// arrived meanwhile (then the newer one publishes). `was_prompt` makes a
+    /// document that stopped being a prompt get an empty list once.
     pub async fn publish(&self, snapshot: Arc<Snapshot>, was_prompt: bool) {
-        if !snapshot.is_prompt && !was_prompt {
+        if !snapshot.is_prompt && !snapshot.is_test_file && !was_prompt {
             return;
         }
         let work = Arc::clone(&snapshot);
         let catalogs = Arc::clone(&self.catalogs);
+        let documents = Arc::clone(&self.documents);
         let computed = tokio::task::spawn_blocking(move || {
+            if work.is_test_file {
+                return features::diagnostics::test_file_diagnostics(&work, &documents);
+            }
             let catalog = catalog_view(&catalogs, &work);
             features::diagnostics::diagnostics(&work, &catalog)
         })
         .await;
-        let diagnostics = match computed {
+        let mut diagnostics = match computed {
             Ok(diagnostics) => diagnostics,
             Err(error) => {
                 let message = format!(
@@ -77,6 +86,7 @@ impl Publisher {
                 return;
             }
         };
+        diagnostics.extend(self.failures.shown(&snapshot.uri, Some(snapshot.version)));
         let _order = self.order.lock().await;
         if self.documents.version(&snapshot.uri) != Some(snapshot.version) {
             return;
@@ -90,6 +100,21 @@ impl Publisher {
     pub async fn clear(&self, uri: tower_lsp::lsp_types::Url) {
         let _order = self.order.lock().await;
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+
+    /// Re-publishes `uri` after a run changed its failures: the open document with
+    /// its own diagnostics, or a document that is not open with its failures alone.
+    pub async fn refresh(&self, uri: &tower_lsp::lsp_types::Url) {
+        match self.documents.snapshot(uri) {
+            Some(snapshot) => self.publish(snapshot, true).await,
+            None => {
+                let shown = self.failures.shown(uri, None);
+                let _order = self.order.lock().await;
+                self.client
+                    .publish_diagnostics(uri.clone(), shown, None)
+                    .await;
+            }
+        }
     }
 
     /// Re-publishes every open prompt (the configuration changed).

@@ -4,11 +4,14 @@
 //!
 //! `$/cancelRequest` needs nothing here: tower-lsp 0.20 drops the cancelled
 //! request's handler future and answers it with RequestCancelled (-32800).
+//! `window/workDoneProgress/cancel`, which tower-lsp 0.20 does not know, is a
+//! custom method ([`Server::work_done_progress_cancel`]).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, OnceLock};
 
+use serde_json::Value;
 use tower_lsp::jsonrpc::{Error, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
@@ -19,6 +22,8 @@ use crate::encoding::PositionEncoding;
 use crate::fault::{Faults, PANIC_ENV, SLOW_DELAY};
 use crate::features;
 use crate::publisher::{catalog_view, Publisher};
+use crate::run::gate::Gates;
+use crate::run::Runner;
 use crate::snapshot::Snapshot;
 use promptforge_engine::requirements::CatalogView;
 
@@ -30,6 +35,9 @@ pub const ACTIVATION_TIMEOUT_OPTION: &str = "activationTimeoutMs";
 /// The glob of the configuration files the server asks the client to watch.
 pub const CONFIG_GLOB: &str = "**/promptforge.toml";
 
+/// The notification a client sends to cancel a work-done progress (a run's).
+pub const PROGRESS_CANCEL: &str = "window/workDoneProgress/cancel";
+
 /// The server's state for one session.
 pub struct Server {
     client: Client,
@@ -39,12 +47,15 @@ pub struct Server {
     faults: Faults,
     /// True when the client registers file watchers dynamically.
     watch_dynamically: OnceLock<bool>,
+    /// The runs started from the editor.
+    runner: Arc<Runner>,
 }
 
 impl Server {
     /// A server talking to `client`; Plugin activations that finish in the
-    /// background re-publish the documents that declare the Plugin.
-    pub fn new(client: Client) -> Self {
+    /// background re-publish the documents that declare the Plugin. `gates` are
+    /// those the framing layer opens when a run's response is written.
+    pub fn new(client: Client, gates: Gates) -> Self {
         let (ready, activations) = tokio::sync::mpsc::unbounded_channel();
         let documents = Arc::new(Documents::default());
         let catalogs = Arc::new(Catalogs::new(ready));
@@ -52,6 +63,12 @@ impl Server {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(publisher.clone().follow_activations(activations));
         }
+        let runner = Arc::new(Runner::new(
+            client.clone(),
+            Arc::clone(&documents),
+            publisher.clone(),
+            gates,
+        ));
         Server {
             client,
             documents,
@@ -59,6 +76,14 @@ impl Server {
             publisher,
             faults: Faults::from_env(),
             watch_dynamically: OnceLock::new(),
+            runner,
+        }
+    }
+
+    /// `window/workDoneProgress/cancel`: cancels the run whose progress it is.
+    pub async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        if let Some(run_id) = crate::run::progress::run_of(&params.token) {
+            self.runner.cancel(run_id);
         }
     }
 
@@ -92,7 +117,18 @@ impl Server {
         uri: &Url,
         run: impl FnOnce(&Snapshot) -> Option<T>,
     ) -> Result<Option<T>> {
-        let Some(snapshot) = self.documents.snapshot(uri).filter(|s| s.is_prompt) else {
+        self.request_where(name, uri, |s| s.is_prompt, run).await
+    }
+
+    /// [`Server::request`] on the documents `serves` accepts.
+    async fn request_where<T>(
+        &self,
+        name: &str,
+        uri: &Url,
+        serves: impl FnOnce(&Snapshot) -> bool,
+        run: impl FnOnce(&Snapshot) -> Option<T>,
+    ) -> Result<Option<T>> {
+        let Some(snapshot) = self.documents.snapshot(uri).filter(|s| serves(s)) else {
             return Ok(None);
         };
         if self.faults.slow(name) {
@@ -137,7 +173,8 @@ impl Server {
     }
 }
 
-fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+/// The text of a panic's payload.
+pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -176,6 +213,13 @@ impl LanguageServer for Server {
             .and_then(|g| g.position_encodings.as_deref());
         let encoding = PositionEncoding::negotiate(offered);
         let _ = self.encoding.set(encoding);
+        let progress = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false);
+        self.runner.initialized(encoding, progress);
         let dynamic = params
             .capabilities
             .workspace
@@ -229,6 +273,7 @@ impl LanguageServer for Server {
 
     async fn shutdown(&self) -> Result<()> {
         self.catalogs().shutdown();
+        self.runner.cancel_all();
         Ok(())
     }
 
@@ -282,6 +327,8 @@ impl LanguageServer for Server {
         }));
         match changed {
             Ok(Ok(changed)) => {
+                // A run's failures describe the text before this edit.
+                self.publisher.failures.forget(&uri);
                 for error in changed.protocol_errors {
                     self.log(MessageType::ERROR, format!("protocol error: {error}"))
                         .await;
@@ -314,8 +361,12 @@ impl LanguageServer for Server {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         // A closed prompt's problems leave the editor's problem list with it.
-        let was_prompt = self.documents.close(&uri).is_some_and(|s| s.is_prompt);
-        if was_prompt {
+        let served = self
+            .documents
+            .close(&uri)
+            .is_some_and(|s| s.is_prompt || s.is_test_file);
+        self.publisher.failures.forget(&uri);
+        if served {
             self.publisher.clear(uri).await;
         }
     }
@@ -437,9 +488,33 @@ impl LanguageServer for Server {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        self.request("codeLens", &params.text_document.uri, |s| {
-            Some(features::code_lens::code_lenses(s))
+        let serves = |s: &Snapshot| s.is_prompt || s.is_test_file;
+        let documents = &self.documents;
+        self.request_where("codeLens", &params.text_document.uri, serves, |s| {
+            Some(features::code_lens::code_lenses(s, documents))
         })
         .await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        let name = "executeCommand";
+        let inject = self.faults.panics(name);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if inject {
+                panic!("{PANIC_ENV} asked {name} to panic");
+            }
+            features::execute_command::execute(&self.runner, &params.command, &params.arguments)
+        }));
+        match outcome {
+            Ok(answer) => answer,
+            Err(payload) => {
+                let text = payload_text(payload.as_ref());
+                let message = format!("{name} {} panicked: {text}", params.command);
+                self.log(MessageType::ERROR, message).await;
+                let mut error = Error::internal_error();
+                error.message = format!("{name} failed: {text}").into();
+                Err(error)
+            }
+        }
     }
 }

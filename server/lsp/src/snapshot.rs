@@ -19,8 +19,11 @@ pub struct Snapshot {
     pub text: Arc<String>,
     /// The syntax crate's analysis of the text (shared with the parsed file).
     pub analysis: Arc<Analysis>,
-    /// True when the text is a prompt (a `promptforge:` key): only prompts are served.
+    /// True when the text is a prompt (a `promptforge:` key) and the document is
+    /// not a test file: the prompt features serve only prompts.
     pub is_prompt: bool,
+    /// True when the document is a prompt test file (`*.test.yaml`).
+    pub is_test_file: bool,
     /// The session's column unit.
     pub encoding: PositionEncoding,
     model: OnceLock<Model>,
@@ -38,10 +41,12 @@ impl Snapshot {
         facts: Arc<FactsCache>,
     ) -> Self {
         let text = parsed.shared_text();
+        let is_test_file = crate::test_files::is_test_uri(&uri);
         Snapshot {
             uri,
             version,
-            is_prompt: is_prompt(&text),
+            is_prompt: !is_test_file && is_prompt(&text),
+            is_test_file,
             analysis: parsed.shared_analysis(),
             text,
             encoding,

@@ -13,7 +13,18 @@ pub struct CliEvents {
     bar: Option<ProgressBar>,
     print_log: bool,
     quiet: bool,
-    state: Mutex<(String, u64)>,
+    state: Mutex<Status>,
+}
+
+/// What the status line shows.
+#[derive(Default)]
+struct Status {
+    /// The section running (`""`: the H1 pass).
+    section: String,
+    /// The run's model rounds so far.
+    round: u64,
+    /// Tool calls started and not yet ended.
+    in_flight: u64,
 }
 
 impl CliEvents {
@@ -31,7 +42,7 @@ impl CliEvents {
             bar,
             print_log,
             quiet,
-            state: Mutex::new((String::new(), 0)),
+            state: Mutex::new(Status::default()),
         }
     }
 
@@ -45,14 +56,14 @@ impl CliEvents {
     fn refresh(&self) {
         let Some(bar) = &self.bar else { return };
         let Ok(state) = self.state.lock() else { return };
-        let section = if state.0.is_empty() {
+        let section = if state.section.is_empty() {
             "H1 pass"
         } else {
-            state.0.as_str()
+            state.section.as_str()
         };
         bar.set_message(format!(
-            "section: {section} · model round: {} · tool calls in flight: 0",
-            state.1
+            "section: {section} · model round: {} · tool calls in flight: {}",
+            state.round, state.in_flight
         ));
     }
 
@@ -79,14 +90,28 @@ impl RunEvents for CliEvents {
 
     fn section(&self, heading: &str) {
         if let Ok(mut state) = self.state.lock() {
-            state.0 = heading.to_owned();
+            state.section = heading.to_owned();
         }
         self.refresh();
     }
 
     fn model_round(&self, _label: &str, round: u64) {
         if let Ok(mut state) = self.state.lock() {
-            state.1 = round;
+            state.round = round;
+        }
+        self.refresh();
+    }
+
+    fn tool_call(&self, _alias: &str, _path: Option<&str>, _call_id: &str) {
+        if let Ok(mut state) = self.state.lock() {
+            state.in_flight = state.in_flight.saturating_add(1);
+        }
+        self.refresh();
+    }
+
+    fn tool_result(&self, _alias: &str, _call_id: &str, _ok: bool) {
+        if let Ok(mut state) = self.state.lock() {
+            state.in_flight = state.in_flight.saturating_sub(1);
         }
         self.refresh();
     }

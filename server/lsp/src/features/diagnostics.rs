@@ -2,7 +2,8 @@
 //! ([`promptforge_analysis::diagnostics`]: the parse's, the static Lua checks', the
 //! requirements against the Host's catalog, the Lua uses of slots it leaves
 //! unbound), rendered with exact ranges, a severity, the rule's stable code and
-//! related information.
+//! related information; and a prompt test file's own problems
+//! ([`crate::test_files::load`]).
 
 use promptforge_engine::requirements::CatalogView;
 use promptforge_syntax::Severity;
@@ -10,6 +11,7 @@ use tower_lsp::lsp_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
 };
 
+use crate::documents::Documents;
 use crate::snapshot::Snapshot;
 
 /// The `source` of every diagnostic the server publishes.
@@ -27,6 +29,17 @@ pub fn found(snapshot: &Snapshot, view: &CatalogView) -> Vec<promptforge_syntax:
 /// The diagnostics of a snapshot against its catalog, as the protocol's.
 pub fn diagnostics(snapshot: &Snapshot, view: &CatalogView) -> Vec<Diagnostic> {
     found(snapshot, view)
+        .iter()
+        .map(|d| render(snapshot, d))
+        .collect()
+}
+
+/// The diagnostics of a test file: the parse's, a prompt that cannot be read, the
+/// aliases its prompt does not know (the open prompt's text when it is open).
+pub fn test_file_diagnostics(snapshot: &Snapshot, documents: &Documents) -> Vec<Diagnostic> {
+    let loaded = crate::test_files::load(documents, &snapshot.uri, &snapshot.text);
+    loaded
+        .problems
         .iter()
         .map(|d| render(snapshot, d))
         .collect()

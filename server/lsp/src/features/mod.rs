@@ -7,6 +7,7 @@ pub mod completion;
 pub mod definition;
 pub mod diagnostics;
 pub mod document_symbols;
+pub mod execute_command;
 pub mod folding;
 pub mod hover;
 pub mod inlay_hints;
@@ -67,6 +68,7 @@ pub fn capabilities(encoding: PositionEncoding) -> ServerCapabilities {
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),
+        execute_command_provider: Some(execute_command::options()),
         inlay_hint_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),

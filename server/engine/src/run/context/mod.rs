@@ -33,6 +33,13 @@ pub trait RunEvents: Send + Sync {
     fn section(&self, _heading: &str) {}
     /// A model round starts (the run's round count so far, this one included).
     fn model_round(&self, _label: &str, _round: u64) {}
+    /// A tool call starts: the alias called, the tool path of a bound tool (None
+    /// for a local or an Engine tool) and the call's id (the model's call id, or
+    /// `call-N` for a script's `tools.call`).
+    fn tool_call(&self, _alias: &str, _path: Option<&str>, _call_id: &str) {}
+    /// The tool call `call_id` ended: `ok` is false when the tool failed, its
+    /// handler raised, its arguments broke the schema or the call was cancelled.
+    fn tool_result(&self, _alias: &str, _call_id: &str, _ok: bool) {}
 }
 
 /// Events nobody listens to.

@@ -3,6 +3,7 @@
 //! scope, counts and local tools. Plain state; `run::tools` works on it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use serde_json::Value as Json;
@@ -27,6 +28,8 @@ pub struct RunTools {
     calls: Mutex<BTreeMap<String, u64>>,
     /// The tasks the model started (`language.md` §8).
     pub tasks: TaskRegistry,
+    /// Script tool calls made so far (their call ids).
+    script_calls: AtomicU64,
 }
 
 impl RunTools {
@@ -54,6 +57,12 @@ impl RunTools {
     pub fn count_run(&self, alias: &str) {
         let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
         *calls.entry(alias.to_owned()).or_insert(0) += 1;
+    }
+
+    /// The id of a new script tool call: `call-1`, `call-2`, ... over the run.
+    pub fn next_call_id(&self) -> String {
+        let n = self.script_calls.fetch_add(1, Ordering::SeqCst) + 1;
+        format!("call-{n}")
     }
 
     /// Tool calls per alias over the whole run.

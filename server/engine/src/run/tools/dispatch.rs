@@ -10,7 +10,7 @@ use crate::error::{EngineError, ErrorKind};
 use crate::harness::{OutputKind, Tool, ToolError, ToolOutput, Trust};
 use crate::messages;
 use crate::models::{ToolCall, ToolSpec};
-use crate::run::context::{Globals, SectionCtx};
+use crate::run::context::{Globals, RunEvents, SectionCtx};
 use crate::run::json::{self, type_name};
 use crate::run::tools::calls::count_call;
 use crate::run::tools::local::run_handler;
@@ -48,6 +48,40 @@ pub async fn run_bound(
         output.text = messages::cut_output(&output.text, limit);
         output
     }))
+}
+
+/// A tool call in flight, reported to the run's events: started when made, and
+/// ended when dropped (failed unless [`InFlight::end`] said otherwise), so a call
+/// that a cancellation or an error cuts short ends too.
+struct InFlight {
+    events: Arc<dyn RunEvents>,
+    alias: String,
+    call_id: String,
+    ok: bool,
+}
+
+impl InFlight {
+    /// Reports the start of a call of `alias` (at `path` for a bound tool).
+    fn start(ctx: &SectionCtx, alias: &str, path: Option<&str>, call_id: String) -> Self {
+        ctx.run.events.tool_call(alias, path, &call_id);
+        InFlight {
+            events: ctx.run.events.clone(),
+            alias: alias.to_owned(),
+            call_id,
+            ok: false,
+        }
+    }
+
+    /// Ends the call, succeeded or not.
+    fn end(mut self, ok: bool) {
+        self.ok = ok;
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.events.tool_result(&self.alias, &self.call_id, self.ok);
+    }
 }
 
 /// The output's text as the caller reads it: untrusted output in the envelope with
@@ -112,7 +146,10 @@ pub async fn script_call(
     }
     if ctx.with_state(|s| s.tools.local(&name).is_some()) {
         count_call(ctx, &name);
-        return Ok(match run_handler(lua, ctx, &name, &arguments).await? {
+        let call = InFlight::start(ctx, &name, None, ctx.run.tools.next_call_id());
+        let handled = run_handler(lua, ctx, &name, &arguments).await?;
+        call.end(handled.is_ok());
+        return Ok(match handled {
             Ok(text) => (true, Value::String(lua.create_string(&text)?)),
             Err(raised) => (false, raised),
         });
@@ -121,7 +158,11 @@ pub async fn script_call(
         return Err(unbound(ctx, &name));
     };
     count_call(ctx, &name);
-    let output = match run_bound(ctx, &tool, &arguments.to_string()).await? {
+    let path = tool.id().as_str();
+    let call = InFlight::start(ctx, &name, Some(path), ctx.run.tools.next_call_id());
+    let ran = run_bound(ctx, &tool, &arguments.to_string()).await?;
+    call.end(ran.is_ok());
+    let output = match ran {
         Ok(output) => output,
         Err(failure) => return Err(tool_failure(messages::tool_call_failure(&failure.message))),
     };
@@ -161,12 +202,22 @@ pub async fn model_call(
     let Some(spec) = offered.iter().find(|s| s.name == name) else {
         return Err(usage_error(messages::out_of_scope_tool(name, &[], false)));
     };
+    let call_id = if call.id.is_empty() {
+        ctx.run.tools.next_call_id()
+    } else {
+        call.id.clone()
+    };
     if is_engine_tool(name) {
-        return tasks::engine_call(lua, ctx, spec, &call.arguments, globals)
-            .await
-            .map(Ok);
+        let in_flight = InFlight::start(ctx, name, None, call_id);
+        let text = tasks::engine_call(lua, ctx, spec, &call.arguments, globals).await?;
+        in_flight.end(true);
+        return Ok(Ok(text));
     }
     count_call(ctx, name);
+    let local = ctx.with_state(|s| s.tools.local(name).is_some());
+    let tool = if local { None } else { bound_tool(ctx, name) };
+    let path = tool.as_ref().map(|t| t.id().as_str().to_owned());
+    let in_flight = InFlight::start(ctx, name, path.as_deref(), call_id);
     let arguments = match check_arguments(&spec.parameters, &call.arguments) {
         Ok(arguments) => arguments,
         Err(reason) => {
@@ -174,16 +225,18 @@ pub async fn model_call(
             return Ok(Ok(ctx.run.identity.envelope(&text)));
         }
     };
-    if ctx.with_state(|s| s.tools.local(name).is_some()) {
-        return run_handler(lua, ctx, name, &arguments).await;
+    if local {
+        let handled = run_handler(lua, ctx, name, &arguments).await?;
+        in_flight.end(handled.is_ok());
+        return Ok(handled);
     }
-    let Some(tool) = bound_tool(ctx, name) else {
+    let Some(tool) = tool else {
         return Err(unbound(ctx, name));
     };
-    Ok(Ok(
-        match run_bound(ctx, &tool, &arguments.to_string()).await? {
-            Ok(output) => shown(ctx, &output),
-            Err(failure) => ctx.run.identity.envelope(&failure.message),
-        },
-    ))
+    let ran = run_bound(ctx, &tool, &arguments.to_string()).await?;
+    in_flight.end(ran.is_ok());
+    Ok(Ok(match ran {
+        Ok(output) => shown(ctx, &output),
+        Err(failure) => ctx.run.identity.envelope(&failure.message),
+    }))
 }

@@ -1,0 +1,255 @@
+//! Running prompts and their tests inside the editor (`editor.md` §2).
+//!
+//! A command ([`crate::features::execute_command`]) starts a run and answers at
+//! once with its id (`run-1`, `run-2`, ...); the run goes on in a task of its own,
+//! so several go at once. Each run:
+//!
+//! - waits until its `{runId}` response is queued for the client ([`gate`]);
+//! - streams its events as `promptforge/runEvent` notifications, in order
+//!   ([`events`]), and drives a work-done progress when the client supports it
+//!   ([`progress`]);
+//! - asks the editor for `input.ask` ([`ask`]);
+//! - runs a prompt ([`prompt`]) or a test file's cases ([`test_run`]), leaving its
+//!   failures in place as diagnostics ([`failures`]);
+//! - ends with one `finished` or `failed` event, also when it was cancelled
+//!   (`promptforge.cancel`, a progress cancel, `shutdown`) or panicked;
+//! - goes on the runs' own threads, at a lower priority ([`runtime`]).
+//!
+//! The messages that LSP does not define are in [`protocol`].
+
+pub mod ask;
+pub mod events;
+pub mod failures;
+pub mod gate;
+pub mod progress;
+pub mod prompt;
+pub mod protocol;
+pub mod runtime;
+pub mod test_run;
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use futures_util::FutureExt;
+use promptforge_engine::host::Discovery;
+use promptforge_engine::Host;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use tower_lsp::lsp_types::{MessageType, Url};
+use tower_lsp::Client;
+
+use crate::documents::Documents;
+use crate::encoding::PositionEncoding;
+use crate::publisher::Publisher;
+use crate::snapshot::Snapshot;
+use events::LspEvents;
+use gate::Gates;
+use prompt::PromptJob;
+use protocol::RunEvent;
+use test_run::TestJob;
+
+/// The text a run works on: the open document's snapshot, or the file's text
+/// when the document is not open.
+#[derive(Clone)]
+pub struct Source {
+    /// The text and its analysis.
+    pub snapshot: Arc<Snapshot>,
+    /// True when the document is open (its failures then describe its version).
+    pub open: bool,
+}
+
+impl Source {
+    /// The version the run's failures describe (None: the document is not open).
+    pub fn version(&self) -> Option<i32> {
+        self.open.then_some(self.snapshot.version)
+    }
+}
+
+/// What a run does.
+pub enum Job {
+    /// Runs a prompt.
+    Prompt(PromptJob),
+    /// Runs a test file's cases.
+    Test(TestJob),
+    /// Ends at once with this `failed` event (the run could not start).
+    Refused(RunEvent),
+}
+
+/// The runs of a session.
+pub struct Runner {
+    /// The client.
+    pub client: Client,
+    /// The open documents.
+    pub documents: Arc<Documents>,
+    /// Publishing diagnostics, with the runs' failures.
+    pub publisher: Publisher,
+    gates: Gates,
+    next: AtomicU64,
+    active: Mutex<HashMap<String, CancellationToken>>,
+    /// Fires at `shutdown`: every run is a child of it.
+    shutdown: CancellationToken,
+    progress: AtomicBool,
+    encoding: OnceLock<PositionEncoding>,
+    runtime: runtime::RunRuntime,
+}
+
+/// The Host a prompt at `path` runs on, found as `promptforge run` finds it (the
+/// environment's configuration file, the nearest `promptforge.toml` upward from
+/// the prompt's folder, the user's file, else the built-in defaults); the error
+/// is the configuration's.
+pub fn host_for(path: &Path) -> Result<Host, String> {
+    let folder = path.parent().map(Path::to_path_buf);
+    let config = Discovery::from_env(None, folder)
+        .load()
+        .map_err(|e| e.to_string())?;
+    Host::new(config).map_err(|e| e.to_string())
+}
+
+impl Runner {
+    /// The runs of a session talking to `client`.
+    pub fn new(
+        client: Client,
+        documents: Arc<Documents>,
+        publisher: Publisher,
+        gates: Gates,
+    ) -> Self {
+        Runner {
+            client,
+            documents,
+            publisher,
+            gates,
+            next: AtomicU64::new(0),
+            active: Mutex::new(HashMap::new()),
+            shutdown: CancellationToken::new(),
+            progress: AtomicBool::new(false),
+            encoding: OnceLock::new(),
+            runtime: runtime::RunRuntime::new(),
+        }
+    }
+
+    fn active(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.active
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records what `initialize` negotiated: the position encoding, and whether the
+    /// client supports work-done progress.
+    pub fn initialized(&self, encoding: PositionEncoding, progress: bool) {
+        let _ = self.encoding.set(encoding);
+        self.progress.store(progress, Ordering::SeqCst);
+    }
+
+    /// The text of `uri` as the editor has it now, else as its file holds it; the
+    /// error says why there is none.
+    pub fn source(&self, uri: &Url) -> Result<Source, String> {
+        if let Some(snapshot) = self.documents.snapshot(uri) {
+            return Ok(Source {
+                snapshot,
+                open: true,
+            });
+        }
+        let path = uri
+            .to_file_path()
+            .map_err(|()| format!("{uri} is not open and names no file"))?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{uri} is not open and cannot be read: {e}"))?;
+        let parsed = promptforge_syntax::ParsedFile::new(text);
+        let encoding = self.encoding.get().copied().unwrap_or_default();
+        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, Arc::default());
+        Ok(Source {
+            snapshot: Arc::new(snapshot),
+            open: false,
+        })
+    }
+
+    /// Starts `job` and returns its run id.
+    pub fn start(self: &Arc<Self>, job: Job) -> String {
+        let n = self.next.fetch_add(1, Ordering::SeqCst) + 1;
+        let run_id = format!("run-{n}");
+        let cancel = self.shutdown.child_token();
+        self.active().insert(run_id.clone(), cancel.clone());
+        let gate = self.gates.gate(&run_id);
+        let runner = Arc::clone(self);
+        let id = run_id.clone();
+        self.runtime.spawn(async move {
+            gate.opened().await;
+            runner.lifecycle(&id, job, &cancel).await;
+            runner.active().remove(&id);
+        });
+        run_id
+    }
+
+    /// Cancels the run `run_id`; false when no such run goes on.
+    pub fn cancel(&self, run_id: &str) -> bool {
+        match self.active().get(run_id) {
+            Some(cancel) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels every run, for good (the server shuts down).
+    pub fn cancel_all(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// One run from its first event to its last.
+    async fn lifecycle(&self, run_id: &str, job: Job, cancel: &CancellationToken) {
+        let (events, received, status) = LspEvents::new();
+        let forwarder = tokio::spawn(events::forward(
+            self.client.clone(),
+            run_id.to_owned(),
+            received,
+        ));
+        let title = match &job {
+            Job::Prompt(job) => Some(prompt::title(&job.source.snapshot)),
+            Job::Test(job) => Some(test_run::title(&job.source)),
+            Job::Refused(_) => None,
+        };
+        let (end_progress, ended) = oneshot::channel();
+        let progress = match title {
+            Some(title) if self.progress.load(Ordering::SeqCst) => Some(tokio::spawn(
+                progress::drive(self.client.clone(), run_id.to_owned(), title, status, ended),
+            )),
+            _ => None,
+        };
+        let work = async {
+            match job {
+                Job::Prompt(job) => prompt::run_prompt(self, run_id, job, &events, cancel).await,
+                Job::Test(job) => test_run::run_tests(self, job, &events, cancel).await,
+                Job::Refused(event) => event,
+            }
+        };
+        let last = match AssertUnwindSafe(work).catch_unwind().await {
+            Ok(last) => last,
+            Err(payload) => {
+                let text = crate::server::payload_text(payload.as_ref());
+                let message = format!("run {run_id} panicked: {text}");
+                self.client.log_message(MessageType::ERROR, message).await;
+                RunEvent::Failed {
+                    kind: promptforge_engine::RunErrorKind::Internal
+                        .as_str()
+                        .to_owned(),
+                    message: format!("internal error: the run panicked: {text}"),
+                    range: None,
+                }
+            }
+        };
+        let summary = match &last {
+            RunEvent::Failed { kind, message, .. } => format!("{kind}: {message}"),
+            _ => "finished".to_owned(),
+        };
+        events.finish(last);
+        let _ = forwarder.await;
+        let _ = end_progress.send(summary);
+        if let Some(progress) = progress {
+            let _ = progress.await;
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The messages of running inside the editor (`editor.md` §2) that LSP does not
+//! define: the `promptforge/runEvent` notification and its events, the
+//! `promptforge/ask` request, and the commands' names.
+
+use serde::{Deserialize, Serialize};
+use tower_lsp::lsp_types::notification::Notification;
+use tower_lsp::lsp_types::request::Request;
+use tower_lsp::lsp_types::Range;
+
+/// The command that runs a prompt: `{uri, args?, seed?}` -> `{runId}`.
+pub const RUN: &str = "promptforge.run";
+
+/// The command that runs a prompt's tests: `{uri, case?}` -> `{runId}`.
+pub const TEST: &str = "promptforge.test";
+
+/// The command that cancels a run: `{runId}` -> null.
+pub const CANCEL: &str = "promptforge.cancel";
+
+/// The command of the `Run with arguments…` lens, which the editors implement
+/// (they ask for the text, then send [`RUN`]); the server does not advertise it.
+pub const RUN_WITH_ARGUMENTS: &str = "promptforge.runWithArguments";
+
+/// The commands the server runs (its `executeCommandProvider`).
+pub const COMMANDS: [&str; 3] = [RUN, TEST, CANCEL];
+
+/// One event of a run, as `event` of a `promptforge/runEvent` (`type` names it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum RunEvent {
+    /// A line of the run log.
+    Log {
+        /// The line.
+        text: String,
+    },
+    /// A section starts (`""` for the H1 pass).
+    Section {
+        /// Its heading.
+        heading: String,
+    },
+    /// A model round starts.
+    ModelRound {
+        /// The model label.
+        label: String,
+        /// The run's rounds so far, this one included.
+        round: u64,
+    },
+    /// A tool call starts.
+    ToolCall {
+        /// The alias called.
+        alias: String,
+        /// The tool path of a bound tool.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        /// The call's id, which its `toolResult` repeats.
+        call_id: String,
+    },
+    /// A tool call ended.
+    ToolResult {
+        /// The alias called.
+        alias: String,
+        /// The call's id.
+        call_id: String,
+        /// False when the tool failed or the call was cut short.
+        ok: bool,
+        /// How long the call took.
+        duration_ms: u64,
+    },
+    /// A test case ended.
+    CaseFinished {
+        /// The case's name.
+        name: String,
+        /// True when every expectation held.
+        ok: bool,
+        /// Each failure as `promptforge test` renders it.
+        failures: Vec<String>,
+    },
+    /// The run ended with a result (null: no result); the last event.
+    Finished {
+        /// The result; for tests `N passed, N failed`.
+        result: Option<String>,
+        /// How long the run took.
+        duration_ms: u64,
+    },
+    /// The run failed; the last event.
+    Failed {
+        /// The run error's kind (`Lua`, `Tool`, `Cancelled`, ...) or the code of
+        /// the document's first problem (`Frontmatter`, ...).
+        kind: String,
+        /// The message.
+        message: String,
+        /// Where in the document, when the place is known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        range: Option<Range>,
+    },
+}
+
+impl RunEvent {
+    /// True for the events that end a run.
+    pub fn is_last(&self) -> bool {
+        matches!(self, RunEvent::Finished { .. } | RunEvent::Failed { .. })
+    }
+}
+
+/// The params of `promptforge/runEvent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunEventParams {
+    /// The run.
+    pub run_id: String,
+    /// What happened.
+    pub event: RunEvent,
+}
+
+/// The notification `promptforge/runEvent`.
+#[derive(Debug)]
+pub enum RunEventNotification {}
+
+impl Notification for RunEventNotification {
+    type Params = RunEventParams;
+    const METHOD: &'static str = "promptforge/runEvent";
+}
+
+/// The params of `promptforge/ask`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskParams {
+    /// The run asking.
+    pub run_id: String,
+    /// The question `input.ask` was given.
+    pub question: String,
+}
+
+/// The answer to `promptforge/ask`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AskAnswer {
+    /// The operator's answer.
+    pub answer: String,
+}
+
+/// The request `promptforge/ask`: `{runId, question}` -> `{answer}` or null.
+#[derive(Debug)]
+pub enum AskRequest {}
+
+impl Request for AskRequest {
+    type Params = AskParams;
+    type Result = Option<AskAnswer>;
+    const METHOD: &'static str = "promptforge/ask";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_carry_their_type_and_camel_case_fields() {
+        let event = RunEvent::ToolResult {
+            alias: "fetch".into(),
+            call_id: "call-1".into(),
+            ok: true,
+            duration_ms: 3,
+        };
+        assert_eq!(
+            serde_json::to_value(&event).ok(),
+            Some(
+                json!({"type": "toolResult", "alias": "fetch", "callId": "call-1", "ok": true, "durationMs": 3})
+            )
+        );
+        let finished = RunEvent::Finished {
+            result: None,
+            duration_ms: 1,
+        };
+        assert_eq!(
+            serde_json::to_value(&finished).ok(),
+            Some(json!({"type": "finished", "result": null, "durationMs": 1}))
+        );
+        let failed = RunEvent::Failed {
+            kind: "Lua".into(),
+            message: "boom".into(),
+            range: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&failed).ok(),
+            Some(json!({"type": "failed", "kind": "Lua", "message": "boom"}))
+        );
+    }
+}

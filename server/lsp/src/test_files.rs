@@ -1,0 +1,93 @@
+//! Prompt test files (`*.test.yaml`, `testing.md`) as the server sees them: where
+//! a test file is, the prompt it tests (the open document's text when that prompt
+//! is open, else the file's), the test file beside a prompt, and a test file's own
+//! problems.
+
+use std::path::{Path, PathBuf};
+
+use promptforge_syntax::diagnostic::sort_in_document_order;
+use promptforge_syntax::test_file::{self, TestFile, TEST_FILE_SUFFIX};
+use promptforge_syntax::Diagnostic;
+use tower_lsp::lsp_types::Url;
+
+use crate::documents::Documents;
+
+/// True when `uri` names a prompt test file (`*.test.yaml`).
+pub fn is_test_uri(uri: &Url) -> bool {
+    test_file::is_test_file(&path_of(uri))
+}
+
+/// The path of a document: its file path, else the URI's path (an unsaved
+/// document's `untitled:` name).
+pub fn path_of(uri: &Url) -> PathBuf {
+    uri.to_file_path()
+        .unwrap_or_else(|()| PathBuf::from(uri.path()))
+}
+
+/// The test file beside the prompt at `uri`: `summarize.md` -> `summarize.test.yaml`
+/// (None for a URI that names no file).
+pub fn beside(uri: &Url) -> Option<Url> {
+    let path = uri.to_file_path().ok()?;
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    Url::from_file_path(path.with_file_name(format!("{stem}{TEST_FILE_SUFFIX}"))).ok()
+}
+
+/// True when the document at `uri` is open or its file exists.
+pub fn exists(documents: &Documents, uri: &Url) -> bool {
+    documents.snapshot(uri).is_some() || uri.to_file_path().is_ok_and(|p| p.is_file())
+}
+
+/// The prompt `file` (the test file at `test_path`) tests: its path and text, the
+/// open document's text when it is open. A prompt that cannot be read is the test
+/// file's own error ([`promptforge_analysis::test_file::prompt_of`]).
+pub fn prompt_of(
+    documents: &Documents,
+    test_path: &Path,
+    file: &TestFile,
+) -> Result<(PathBuf, String), Box<Diagnostic>> {
+    let path = test_file::prompt_path(test_path, file);
+    let open = Url::from_file_path(&path)
+        .ok()
+        .and_then(|uri| documents.snapshot(&uri));
+    match open {
+        Some(snapshot) => Ok((path, snapshot.text.as_str().to_owned())),
+        None => promptforge_analysis::test_file::prompt_of(test_path, file),
+    }
+}
+
+/// A test file's text read: what it holds, its prompt (when it could be read) and
+/// its own problems in document order, as `promptforge test` reports them.
+pub struct Loaded {
+    /// What the file holds.
+    pub file: TestFile,
+    /// The prompt's path and text.
+    pub prompt: Option<(PathBuf, String)>,
+    /// The file's problems.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Reads the test file at `uri` whose text is `text`.
+pub fn load(documents: &Documents, uri: &Url, text: &str) -> Loaded {
+    let (file, mut problems) = test_file::parse(text);
+    let prompt = match prompt_of(documents, &path_of(uri), &file) {
+        Ok((path, prompt_text)) => {
+            let analysis = promptforge_syntax::parse(&prompt_text);
+            problems.extend(promptforge_analysis::test_file::diagnostics(
+                &file,
+                Some(&analysis),
+            ));
+            Some((path, prompt_text))
+        }
+        Err(diagnostic) => {
+            problems.push(*diagnostic);
+            None
+        }
+    };
+    sort_in_document_order(&mut problems);
+    Loaded {
+        file,
+        prompt,
+        problems,
+    }
+}
