@@ -1,6 +1,7 @@
 //! The language server's core over stdio: initialization, text sync (full and
 //! incremental, bursts), diagnostics equal to `promptforge check --format json`,
-//! prompts only, protocol errors, panics and invalid positions.
+//! prompts only (a prompt staying one while open), protocol errors, panics and
+//! invalid positions.
 
 use promptforge_tests::lsp_client::{position, range, uri, LspClient};
 use promptforge_tests::{agreement, Scratch};
@@ -246,7 +247,8 @@ fn only_prompts_are_served() {
     );
     assert_eq!(symbols, Ok(Value::Null));
 
-    // It becomes a prompt: diagnostics appear; it stops being one: an empty list.
+    // It becomes a prompt: diagnostics appear; an edit that makes its text no
+    // prompt shows the error `check` gives (editor.md §1): it stays a prompt.
     client.change(
         &readme,
         2,
@@ -264,10 +266,26 @@ fn only_prompts_are_served() {
         3,
         json!([{ "range": range(1, 0, 2, 0), "text": "" }]),
     );
-    assert_eq!(client.diagnostics(&readme, 3), Vec::<Value>::new());
+    let diagnostics = client.diagnostics(&readme, 3);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "Version");
+    assert_eq!(diagnostics[0]["range"], range(0, 0, 0, 3));
     client.change(
         &readme,
         4,
+        json!([{ "range": range(0, 0, 0, 0), "text": "x" }]),
+    );
+    let diagnostics = client.diagnostics(&readme, 4);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "Frontmatter");
+    assert_eq!(diagnostics[0]["range"], range(0, 0, 0, 4));
+
+    // A Markdown file that never was a prompt gets nothing, edited or not.
+    let notes = uri("notes.md");
+    client.open(&notes, 1, plain);
+    client.change(
+        &notes,
+        2,
         json!([{ "range": range(0, 0, 0, 0), "text": "x" }]),
     );
     let prompt = uri("after.md");
@@ -276,7 +294,7 @@ fn only_prompts_are_served() {
     let late = client
         .notifications
         .iter()
-        .any(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 4);
+        .any(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == notes);
     assert!(!late, "a document that is not a prompt got diagnostics");
 }
 
@@ -387,11 +405,12 @@ fn a_huge_or_binary_document_is_still_served() {
         2,
         json!([{ "range": range(0, 0, 0, 0), "text": "\u{0}" }]),
     );
+    // A NUL before the frontmatter: the text opens with no frontmatter, and the
+    // document stays a prompt (editor.md §1).
     let diagnostics = client.diagnostics(&doc, 2);
-    assert!(
-        diagnostics.is_empty(),
-        "a NUL before the frontmatter makes it no prompt: {diagnostics:?}"
-    );
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "Frontmatter");
+    assert_eq!(diagnostics[0]["range"], range(0, 0, 0, 4));
 }
 
 /// The edit storm: 10,000 random incremental edits (insertions and

@@ -51,7 +51,8 @@ impl Model {
 /// Every diagnostic of a prompt's text against its Host's catalog, in the order the
 /// front ends show them: the parse's (in document order), the static Lua checks',
 /// the requirements against the catalog, then the Lua uses of slots the catalog
-/// leaves unbound; each with the fixes that apply.
+/// leaves unbound; each with the fixes that apply. The static `tools.call`
+/// problems list only the slots the catalog binds.
 pub fn diagnostics(
     text: &str,
     analysis: &Analysis,
@@ -59,7 +60,11 @@ pub fn diagnostics(
     view: &CatalogView,
 ) -> Vec<Diagnostic> {
     let mut out = analysis.diagnostics.clone();
-    out.extend(model.problems.iter().cloned());
+    let mut problems = model.problems.clone();
+    if let Some(frontmatter) = &analysis.document.frontmatter {
+        unbound::narrow_bound(&mut problems, frontmatter, view);
+    }
+    out.extend(problems);
     if let Some(frontmatter) = &analysis.document.frontmatter {
         out.extend(requirements::evaluate(frontmatter, view));
         out.extend(unbound::check(frontmatter, model, view));

@@ -35,6 +35,35 @@ fn unbound_slots<'a>(frontmatter: &'a Frontmatter, view: &CatalogView) -> Vec<&'
         .collect()
 }
 
+/// The valid slots' aliases, in declaration order, but those in `unbound`.
+fn bound_aliases(frontmatter: &Frontmatter, unbound: &[&str]) -> Vec<String> {
+    frontmatter
+        .tools
+        .iter()
+        .filter(|s| s.valid && !unbound.contains(&s.alias.value.as_str()))
+        .map(|s| s.alias.value.clone())
+        .collect()
+}
+
+/// Narrows the bound aliases the static `tools.call` problems (UnboundTool, from
+/// [`crate::checks`], which knows no catalog) list to the slots the catalog binds:
+/// a slot whose activated Plugin lacks its tool path is not bound.
+pub fn narrow_bound(problems: &mut [Diagnostic], frontmatter: &Frontmatter, view: &CatalogView) {
+    if frontmatter.keys.is_empty() {
+        return;
+    }
+    let unbound = unbound_slots(frontmatter, view);
+    if unbound.is_empty() {
+        return;
+    }
+    for problem in problems.iter_mut() {
+        if let Code::UnboundTool { bound, .. } = &mut problem.code {
+            bound.retain(|alias| !unbound.contains(&alias.as_str()));
+            problem.message = problem.code.message();
+        }
+    }
+}
+
 /// `tools.add`/`tools.always`/`tools.call` naming a slot that stays unbound.
 pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Vec<Diagnostic> {
     if frontmatter.keys.is_empty() {
@@ -46,12 +75,7 @@ pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Ve
     }
     // The bound aliases are known once no declared Plugin is still activating.
     let settled = view.settled();
-    let bound: Vec<String> = frontmatter
-        .tools
-        .iter()
-        .filter(|s| s.valid && !unbound.contains(&s.alias.value.as_str()))
-        .map(|s| s.alias.value.clone())
-        .collect();
+    let bound = bound_aliases(frontmatter, &unbound);
     literal_uses(model)
         .into_iter()
         .filter(|used| unbound.contains(&used.literal.value.as_str()))
@@ -75,4 +99,80 @@ pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Ve
             Some(Diagnostic::new(code, used.literal.range.clone()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use promptforge_engine::requirements::{CatalogView, PluginState, PluginView, ToolInfo};
+    use promptforge_syntax::Code;
+
+    use crate::{diagnostics, FactsCache, Model};
+
+    const PROMPT: &str = "---
+name: p
+description: d
+promptforge: 0
+plugins:
+  - acme/kit
+tools:
+  fetch: acme/kit/fetch
+  gone: acme/kit/gone
+---
+
+# T
+
+```lua
+return tools.call('nope', {})
+```
+";
+
+    fn view(state: PluginState) -> CatalogView {
+        CatalogView {
+            registered: vec!["acme/kit".to_owned()],
+            plugins: vec![PluginView {
+                id: "acme/kit".to_owned(),
+                state,
+                conflicts: Vec::new(),
+            }],
+            ..CatalogView::default()
+        }
+    }
+
+    fn tool(path: &str) -> ToolInfo {
+        ToolInfo {
+            path: path.to_owned(),
+            wire_name: path.replace('/', "_"),
+            description: String::new(),
+            parameters: serde_json::json!({}),
+            untrusted: false,
+            structured: false,
+        }
+    }
+
+    /// The `tools.call('nope')` problems' messages against `view`.
+    fn unbound_tool_messages(view: &CatalogView) -> Vec<String> {
+        let analysis = promptforge_syntax::parse(PROMPT);
+        let model = Model::build(&analysis.document, &FactsCache::default());
+        diagnostics(PROMPT, &analysis, &model, view)
+            .into_iter()
+            .filter(|d| matches!(d.code, Code::UnboundTool { .. }))
+            .map(|d| d.message)
+            .collect()
+    }
+
+    #[test]
+    fn the_static_call_check_lists_only_the_slots_the_catalog_binds() {
+        let ready = view(PluginState::Ready(Arc::new(vec![tool("acme/kit/fetch")])));
+        assert_eq!(
+            unbound_tool_messages(&ready),
+            [r#"tool "nope" is not bound in this run; bound aliases: [fetch]"#]
+        );
+        // Until the Plugin activates, every valid slot may be bound.
+        assert_eq!(
+            unbound_tool_messages(&view(PluginState::Pending)),
+            [r#"tool "nope" is not bound in this run; bound aliases: [fetch, gone]"#]
+        );
+    }
 }

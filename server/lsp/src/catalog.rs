@@ -1,7 +1,11 @@
 //! The workspace's tool catalogs: for each configuration file (None: the built-in
 //! defaults) one Host, and for each Plugin id a document declares the outcome of
 //! activating it (its tools, or why it failed), cached until the configuration
-//! changes.
+//! changes. A failed activation is tried again when a document of its Host is
+//! saved ([`Catalogs::retry_failed`]) or once it is [`RETRY_FAILED_AFTER`] old;
+//! the failure stays shown while the retry runs, and a background failure wakes
+//! the documents declaring the Plugin when it falls due, so starting an MCP
+//! server's dependency fixes the diagnostics without restarting the editor.
 //!
 //! Built-in Plugins (`promptforge/web`) activate at once, on the asking thread.
 //! Plugins of `[plugin."ns/name"]` tables (MCP servers) activate in a background
@@ -17,7 +21,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use promptforge_engine::harness::{Activation, ActivationError, Plugin};
@@ -32,11 +36,56 @@ use tower_lsp::lsp_types::Url;
 /// How long an MCP server may take to start and list its tools for the editor.
 pub const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// How long a failed activation is kept before the next look at the Plugin
+/// activates it again.
+pub const RETRY_FAILED_AFTER: Duration = Duration::from_secs(30);
+
+/// What is cached of one Plugin's activation.
+#[derive(Debug, Clone)]
+struct Known {
+    state: PluginState,
+    /// When it settled; None for one still pending, or a failure to retry at the
+    /// next look (a document was saved).
+    settled: Option<Instant>,
+    /// True while a retry of this failure runs (the failure is shown meanwhile).
+    retrying: bool,
+}
+
+impl Known {
+    /// An activation that has not finished.
+    fn pending() -> Self {
+        Known {
+            state: PluginState::Pending,
+            settled: None,
+            retrying: false,
+        }
+    }
+
+    /// An outcome that settled at `now`.
+    fn settled(state: PluginState, now: Instant) -> Self {
+        Known {
+            state,
+            settled: Some(now),
+            retrying: false,
+        }
+    }
+
+    /// True when the Plugin should be activated again at `now`: a failure no retry
+    /// is running for, marked for retry or settled [`RETRY_FAILED_AFTER`] ago.
+    fn retry_due(&self, now: Instant) -> bool {
+        matches!(self.state, PluginState::Failed(_))
+            && !self.retrying
+            && self
+                .settled
+                .is_none_or(|at| now.saturating_duration_since(at) >= RETRY_FAILED_AFTER)
+    }
+}
+
 /// The Host of one configuration and its Plugins' activation outcomes.
 struct HostEntry {
     host: Result<Arc<Host>, String>,
     config: Option<PathBuf>,
-    plugins: Mutex<HashMap<String, PluginState>>,
+    plugins: Mutex<HashMap<String, Known>>,
     /// Fires on reset and shutdown: cancels this Host's activations.
     cancel: CancellationToken,
 }
@@ -98,15 +147,22 @@ impl Catalogs {
         self.shutdown.cancel();
     }
 
+    /// Marks the failed activations of the Host of the document at `uri` for a
+    /// retry at the next look (the document was saved).
+    pub fn retry_failed(&self, uri: &Url) {
+        let entry = self.entry(folder_of(uri));
+        for known in lock(&entry.plugins).values_mut() {
+            if matches!(known.state, PluginState::Failed(_)) && !known.retrying {
+                known.settled = None;
+            }
+        }
+    }
+
     /// The view of the document at `uri` for what `frontmatter` declares (its
     /// Plugins, its model labels), starting the activations not started yet; never
     /// waits for a background activation.
     pub fn view(&self, uri: &Url, frontmatter: Option<&Frontmatter>) -> CatalogView {
-        let dir = uri
-            .to_file_path()
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf));
-        let entry = self.entry(dir);
+        let entry = self.entry(folder_of(uri));
         let host = match &entry.host {
             Ok(host) => Arc::clone(host),
             Err(error) => {
@@ -174,17 +230,28 @@ impl Catalogs {
             };
         };
         let conflicts = plugin.conflicts();
-        let known = {
+        let (known, retry) = {
             let mut plugins = lock(&entry.plugins);
-            let known = plugins.get(id).cloned();
-            if known.is_none() {
-                plugins.insert(id.to_owned(), PluginState::Pending);
+            match plugins.get_mut(id) {
+                None => {
+                    plugins.insert(id.to_owned(), Known::pending());
+                    (None, false)
+                }
+                Some(known) => {
+                    let retry = known.retry_due(Instant::now());
+                    known.retrying |= retry;
+                    (Some(known.state.clone()), retry)
+                }
             }
-            known
         };
         let state = match known {
-            Some(state) => state,
             None => self.activate(entry, host, plugin, id),
+            Some(failed) if retry => match self.activate(entry, host, plugin, id) {
+                // The failure stays shown until the retry finishes.
+                PluginState::Pending => failed,
+                settled => settled,
+            },
+            Some(state) => state,
         };
         PluginView {
             id: id.to_owned(),
@@ -219,14 +286,16 @@ impl Catalogs {
             if let Some(outcome) = outcome {
                 let state = PluginState::settled(id, outcome);
                 cancel.cancel();
-                lock(&entry.plugins).insert(id.to_owned(), state.clone());
+                let known = Known::settled(state.clone(), Instant::now());
+                lock(&entry.plugins).insert(id.to_owned(), known);
                 return state;
             }
         }
         let Some(runtime) = &self.runtime else {
             let state =
                 PluginState::Failed("the language server has no runtime to start it in".to_owned());
-            lock(&entry.plugins).insert(id.to_owned(), state.clone());
+            let known = Known::settled(state.clone(), Instant::now());
+            lock(&entry.plugins).insert(id.to_owned(), known);
             return state;
         };
         let entry = Arc::clone(entry);
@@ -248,11 +317,30 @@ impl Catalogs {
             if entry.cancel.is_cancelled() {
                 return;
             }
-            lock(&entry.plugins).insert(id.clone(), state);
-            let _ = ready.send(id);
+            let failed = matches!(state, PluginState::Failed(_));
+            let known = Known::settled(state, Instant::now());
+            lock(&entry.plugins).insert(id.clone(), known);
+            let _ = ready.send(id.clone());
+            if failed {
+                // When the failure falls due, the documents declaring it look again
+                // (and so retry it).
+                tokio::select! {
+                    () = tokio::time::sleep(RETRY_FAILED_AFTER) => {
+                        let _ = ready.send(id);
+                    }
+                    () = entry.cancel.cancelled() => {}
+                }
+            }
         });
         PluginState::Pending
     }
+}
+
+/// The folder of the document at `uri` (None: not a file).
+fn folder_of(uri: &Url) -> Option<PathBuf> {
+    uri.to_file_path()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
 }
 
 impl Drop for Catalogs {
@@ -270,4 +358,46 @@ pub fn timed_out(timeout: Duration) -> String {
         "it did not list its tools within {} s",
         timeout.as_secs_f64()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{Known, PluginState, RETRY_FAILED_AFTER};
+
+    #[test]
+    fn a_failure_is_retried_once_due_and_never_twice_at_once() {
+        let start = Instant::now();
+        let failed = Known::settled(PluginState::Failed("no".to_owned()), start);
+        assert!(!failed.retry_due(start));
+        assert!(!failed.retry_due(start + RETRY_FAILED_AFTER - Duration::from_millis(1)));
+        assert!(failed.retry_due(start + RETRY_FAILED_AFTER));
+        // A clock before the settling time is no reason to retry.
+        if let Some(earlier) = start.checked_sub(Duration::from_secs(1)) {
+            assert!(!failed.retry_due(earlier));
+        }
+        let retrying = Known {
+            retrying: true,
+            ..failed.clone()
+        };
+        assert!(!retrying.retry_due(start + RETRY_FAILED_AFTER * 2));
+        // A save marks it for a retry at the next look.
+        let saved = Known {
+            settled: None,
+            ..failed
+        };
+        assert!(saved.retry_due(start));
+    }
+
+    #[test]
+    fn only_failures_are_retried() {
+        let start = Instant::now();
+        let late = start + RETRY_FAILED_AFTER * 2;
+        assert!(!Known::pending().retry_due(late));
+        let ready = Known::settled(PluginState::Ready(Default::default()), start);
+        assert!(!ready.retry_due(late));
+        let unregistered = Known::settled(PluginState::Unregistered, start);
+        assert!(!unregistered.retry_due(late));
+    }
 }

@@ -23,6 +23,21 @@ struct OpenDocument {
     version: i32,
     snapshot: Arc<Snapshot>,
     facts: Arc<FactsCache>,
+    /// True once the document is a prompt: it stays one until it closes.
+    stays_prompt: bool,
+}
+
+/// The language id of a prompt (`editor.md` §1): a document opened with it is a
+/// prompt from the start.
+pub const PROMPT_LANGUAGE_ID: &str = "promptforge";
+
+/// The file name ending of a prompt that is one from the start.
+pub const PROMPT_SUFFIX: &str = ".pf.md";
+
+/// True when a document opened as `uri` with `language_id` is a prompt whatever its
+/// text: the language id `promptforge`, or a name ending in `.pf.md`.
+pub fn prompt_from_the_start(uri: &Url, language_id: &str) -> bool {
+    language_id == PROMPT_LANGUAGE_ID || uri.path().ends_with(PROMPT_SUFFIX)
 }
 
 /// What applying a `didChange` gave.
@@ -54,27 +69,32 @@ impl Documents {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Opens (or reopens) a document and returns its first snapshot.
+    /// Opens (or reopens) a document and returns its first snapshot; one opened
+    /// with `language_id` `promptforge` or named `*.pf.md` is a prompt from the start.
     pub fn open(
         &self,
         uri: Url,
+        language_id: &str,
         text: String,
         version: i32,
         encoding: PositionEncoding,
     ) -> Arc<Snapshot> {
         let parsed = ParsedFile::new(text);
         let facts = Arc::new(FactsCache::default());
+        let from_the_start = prompt_from_the_start(&uri, language_id);
         let snapshot = Arc::new(Snapshot::new(
             uri.clone(),
             version,
             &parsed,
             encoding,
             Arc::clone(&facts),
+            from_the_start,
         ));
         let document = OpenDocument {
             facts,
             parsed,
             version,
+            stays_prompt: snapshot.is_prompt,
             snapshot: Arc::clone(&snapshot),
         };
         self.lock().insert(uri, document);
@@ -126,7 +146,9 @@ impl Documents {
             &document.parsed,
             encoding,
             Arc::clone(&document.facts),
+            document.stays_prompt,
         ));
+        document.stays_prompt |= snapshot.is_prompt;
         document.snapshot = Arc::clone(&snapshot);
         Ok(Changed {
             snapshot,

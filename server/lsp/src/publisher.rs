@@ -32,14 +32,14 @@ pub struct Publisher {
 }
 
 /// The catalog view of a snapshot: its declared Plugins and model labels (none for
-/// a document that is not a prompt or has no frontmatter).
+/// a document whose text is not a prompt or has no frontmatter).
 pub fn catalog_view(catalogs: &Catalogs, snapshot: &Snapshot) -> CatalogView {
     let frontmatter = snapshot
         .analysis
         .document
         .frontmatter
         .as_ref()
-        .filter(|_| snapshot.is_prompt);
+        .filter(|_| snapshot.text_is_prompt);
     catalogs.view(&snapshot.uri, frontmatter)
 }
 

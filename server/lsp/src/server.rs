@@ -298,6 +298,7 @@ impl LanguageServer for Server {
         let opened = catch_unwind(AssertUnwindSafe(|| {
             self.documents.open(
                 document.uri,
+                &document.language_id,
                 document.text,
                 document.version,
                 self.encoding(),
@@ -356,6 +357,17 @@ impl LanguageServer for Server {
                 .await;
             }
         }
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        // Saving retries the failed Plugin activations of the document's Host (an
+        // MCP server's dependency may have started meanwhile).
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.documents.snapshot(&uri).filter(|s| s.is_prompt) else {
+            return;
+        };
+        self.catalogs().retry_failed(&uri);
+        guarded(self, "didSave", self.publish(snapshot, false)).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {

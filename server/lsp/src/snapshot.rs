@@ -19,9 +19,14 @@ pub struct Snapshot {
     pub text: Arc<String>,
     /// The syntax crate's analysis of the text (shared with the parsed file).
     pub analysis: Arc<Analysis>,
-    /// True when the text is a prompt (a `promptforge:` key) and the document is
-    /// not a test file: the prompt features serve only prompts.
+    /// True when the document is served as a prompt: it is not a test file, and its
+    /// text is a prompt (a `promptforge:` key) or the document stays one while open
+    /// (opened as `promptforge` or `*.pf.md`, or a prompt at some version since it
+    /// opened, `editor.md` §1). The prompt features serve only prompts.
     pub is_prompt: bool,
+    /// True when the text itself is a prompt (a `promptforge:` key): false for a
+    /// prompt whose frontmatter an edit broke.
+    pub text_is_prompt: bool,
     /// True when the document is a prompt test file (`*.test.yaml`).
     pub is_test_file: bool,
     /// The session's column unit.
@@ -32,20 +37,24 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// The snapshot of a parsed file's current state; `facts` is the document's
-    /// Lua facts cache, shared by its snapshots.
+    /// Lua facts cache, shared by its snapshots; `stays_prompt` makes it a prompt
+    /// whatever its text (the document is one while it stays open).
     pub fn new(
         uri: Url,
         version: i32,
         parsed: &ParsedFile,
         encoding: PositionEncoding,
         facts: Arc<FactsCache>,
+        stays_prompt: bool,
     ) -> Self {
         let text = parsed.shared_text();
         let is_test_file = crate::test_files::is_test_uri(&uri);
+        let text_is_prompt = !is_test_file && is_prompt(&text);
         Snapshot {
             uri,
             version,
-            is_prompt: !is_test_file && is_prompt(&text),
+            is_prompt: text_is_prompt || (!is_test_file && stays_prompt),
+            text_is_prompt,
             is_test_file,
             analysis: parsed.shared_analysis(),
             text,

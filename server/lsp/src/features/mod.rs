@@ -23,7 +23,7 @@ use tower_lsp::lsp_types::{
     RenameOptions, SemanticTokensFullOptions, SemanticTokensOptions,
     SemanticTokensServerCapabilities, ServerCapabilities, SignatureHelpOptions,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    WorkDoneProgressOptions,
+    TextDocumentSyncSaveOptions, WorkDoneProgressOptions,
 };
 
 use crate::encoding::PositionEncoding;
@@ -36,6 +36,8 @@ pub fn capabilities(encoding: PositionEncoding) -> ServerCapabilities {
             TextDocumentSyncOptions {
                 open_close: Some(true),
                 change: Some(TextDocumentSyncKind::INCREMENTAL),
+                // didSave retries the document's failed Plugin activations.
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                 ..TextDocumentSyncOptions::default()
             },
         )),

@@ -159,7 +159,7 @@ impl Runner {
             .map_err(|e| format!("{uri} is not open and cannot be read: {e}"))?;
         let parsed = promptforge_syntax::ParsedFile::new(text);
         let encoding = self.encoding.get().copied().unwrap_or_default();
-        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, Arc::default());
+        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, Arc::default(), false);
         Ok(Source {
             snapshot: Arc::new(snapshot),
             open: false,
