@@ -21,6 +21,7 @@ use crate::documents::Documents;
 use crate::encoding::PositionEncoding;
 use crate::fault::{Faults, PANIC_ENV, SLOW_DELAY};
 use crate::features;
+use crate::features::test_file_features;
 use crate::publisher::{catalog_view, Publisher};
 use crate::run::gate::Gates;
 use crate::run::Runner;
@@ -85,6 +86,11 @@ impl Server {
         if let Some(run_id) = crate::run::progress::run_of(&params.token) {
             self.runner.cancel(run_id);
         }
+    }
+
+    /// True when the open document at `uri` is a prompt test file.
+    fn is_test_file(&self, uri: &Url) -> bool {
+        self.documents.snapshot(uri).is_some_and(|s| s.is_test_file)
     }
 
     fn catalogs(&self) -> &Catalogs {
@@ -385,6 +391,17 @@ impl LanguageServer for Server {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
+        if self.is_test_file(&at.text_document.uri) {
+            let (documents, catalogs) = (&self.documents, self.catalogs());
+            return self
+                .request_where(
+                    "hover",
+                    &at.text_document.uri,
+                    |s| s.is_test_file,
+                    |s| test_file_features::hover(documents, catalogs, s, at.position),
+                )
+                .await;
+        }
         self.catalog_request("hover", &at.text_document.uri, |s, c| {
             features::hover::hover(s, c, at.position)
         })
@@ -393,6 +410,24 @@ impl LanguageServer for Server {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let at = params.text_document_position;
+        if self.is_test_file(&at.text_document.uri) {
+            let (documents, catalogs) = (&self.documents, self.catalogs());
+            return self
+                .request_where(
+                    "completion",
+                    &at.text_document.uri,
+                    |s| s.is_test_file,
+                    |s| {
+                        Some(CompletionResponse::Array(test_file_features::completion(
+                            documents,
+                            catalogs,
+                            s,
+                            at.position,
+                        )))
+                    },
+                )
+                .await;
+        }
         self.catalog_request("completion", &at.text_document.uri, |s, c| {
             Some(CompletionResponse::Array(features::completion::completion(
                 s,
@@ -416,6 +451,17 @@ impl LanguageServer for Server {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let at = params.text_document_position_params;
+        if self.is_test_file(&at.text_document.uri) {
+            let documents = &self.documents;
+            return self
+                .request_where(
+                    "definition",
+                    &at.text_document.uri,
+                    |s| s.is_test_file,
+                    |s| test_file_features::definition(documents, s, at.position),
+                )
+                .await;
+        }
         self.request("definition", &at.text_document.uri, |s| {
             features::definition::definition(s, at.position)
         })

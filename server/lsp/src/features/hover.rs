@@ -12,6 +12,7 @@ use crate::api_reference;
 use crate::snapshot::Snapshot;
 use promptforge_analysis::symbols::{symbol_at, Symbol};
 use promptforge_engine::requirements::{CatalogView, PluginState, ToolInfo};
+use promptforge_syntax::frontmatter::Frontmatter;
 
 /// The hover at `position`, if anything there has one.
 pub fn hover(snapshot: &Snapshot, catalog: &CatalogView, position: Position) -> Option<Hover> {
@@ -99,50 +100,7 @@ fn symbol_text(snapshot: &Snapshot, catalog: &CatalogView, symbol: &Symbol) -> O
     let document = &snapshot.analysis.document;
     let frontmatter = document.frontmatter.as_ref();
     match symbol {
-        Symbol::Alias(alias) => {
-            let Some(slot) = frontmatter.and_then(|f| f.slot(alias)) else {
-                return Some(format!(
-                    "`{alias}` is not a tool slot of this prompt (no `tools:` key names it)"
-                ));
-            };
-            let tool = slot.path.as_ref().and_then(|p| catalog.tool(&p.value));
-            let mut text = String::new();
-            if let Some(tool) = tool.filter(|t| !t.description.trim().is_empty()) {
-                text.push_str(tool.description.trim_end());
-                text.push_str("\n\n");
-            }
-            text.push_str(&format!("**tool slot** `{alias}`"));
-            if let Some(path) = &slot.path {
-                text.push_str(&format!("\n\ntool path `{}`", path.value));
-            }
-            if let Some(plugin) = slot.plugin_id() {
-                let declared =
-                    frontmatter.is_some_and(|f| f.plugins.iter().any(|p| p.id.value == plugin));
-                let note = if declared {
-                    ""
-                } else {
-                    ", not declared under `plugins:`"
-                };
-                text.push_str(&format!("\n\nPlugin `{plugin}`{note}"));
-                match (tool, catalog.plugin(plugin).map(|p| &p.state)) {
-                    (Some(tool), _) => text.push_str(&tool_details(tool)),
-                    (None, Some(PluginState::Pending)) => {
-                        text.push_str("\n\nthe Plugin's tools are still being listed");
-                    }
-                    (None, Some(PluginState::Ready(_))) => text.push_str(
-                        "\n\nthe catalog has no tool with this path: the slot stays unbound",
-                    ),
-                    (None, Some(PluginState::Failed(reason))) => {
-                        text.push_str(&format!("\n\nthe Plugin failed to activate: {reason}"));
-                    }
-                    (None, Some(PluginState::Unregistered)) => {
-                        text.push_str("\n\nthe Host registers no Plugin with this id");
-                    }
-                    (None, None) => {}
-                }
-            }
-            Some(text)
-        }
+        Symbol::Alias(alias) => Some(alias_text(frontmatter, catalog, alias)),
         Symbol::Label(label) => {
             let Some(decl) = frontmatter.and_then(|f| f.model(label)) else {
                 return Some(format!(
@@ -182,8 +140,56 @@ fn symbol_text(snapshot: &Snapshot, catalog: &CatalogView, symbol: &Symbol) -> O
     }
 }
 
+/// The hover text of the alias `alias` of the prompt whose frontmatter is
+/// `frontmatter`: its tool's description, path, Plugin, parameters and trust.
+pub(crate) fn alias_text(
+    frontmatter: Option<&Frontmatter>,
+    catalog: &CatalogView,
+    alias: &str,
+) -> String {
+    let Some(slot) = frontmatter.and_then(|f| f.slot(alias)) else {
+        return format!("`{alias}` is not a tool slot of this prompt (no `tools:` key names it)");
+    };
+    let tool = slot.path.as_ref().and_then(|p| catalog.tool(&p.value));
+    let mut text = String::new();
+    if let Some(tool) = tool.filter(|t| !t.description.trim().is_empty()) {
+        text.push_str(tool.description.trim_end());
+        text.push_str("\n\n");
+    }
+    text.push_str(&format!("**tool slot** `{alias}`"));
+    if let Some(path) = &slot.path {
+        text.push_str(&format!("\n\ntool path `{}`", path.value));
+    }
+    if let Some(plugin) = slot.plugin_id() {
+        let declared = frontmatter.is_some_and(|f| f.plugins.iter().any(|p| p.id.value == plugin));
+        let note = if declared {
+            ""
+        } else {
+            ", not declared under `plugins:`"
+        };
+        text.push_str(&format!("\n\nPlugin `{plugin}`{note}"));
+        match (tool, catalog.plugin(plugin).map(|p| &p.state)) {
+            (Some(tool), _) => text.push_str(&tool_details(tool)),
+            (None, Some(PluginState::Pending)) => {
+                text.push_str("\n\nthe Plugin's tools are still being listed");
+            }
+            (None, Some(PluginState::Ready(_))) => {
+                text.push_str("\n\nthe catalog has no tool with this path: the slot stays unbound")
+            }
+            (None, Some(PluginState::Failed(reason))) => {
+                text.push_str(&format!("\n\nthe Plugin failed to activate: {reason}"));
+            }
+            (None, Some(PluginState::Unregistered)) => {
+                text.push_str("\n\nthe Host registers no Plugin with this id");
+            }
+            (None, None) => {}
+        }
+    }
+    text
+}
+
 /// A tool's parameters and trust, as paragraphs after the slot's lines.
-fn tool_details(tool: &ToolInfo) -> String {
+pub(crate) fn tool_details(tool: &ToolInfo) -> String {
     let lines = promptforge_engine::harness::parameter_lines(&tool.parameters);
     let mut text = if lines.is_empty() {
         "\n\nparameters: none".to_owned()

@@ -16,6 +16,7 @@ pub mod references;
 pub mod rename;
 pub mod semantic_tokens;
 pub mod signature_help;
+pub mod test_file_features;
 
 use tower_lsp::lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
