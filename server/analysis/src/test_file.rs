@@ -26,20 +26,30 @@ fn known_aliases(prompt: &Analysis) -> Option<HashSet<String>> {
         .iter()
         .map(|slot| slot.alias.value.clone())
         .collect();
-    for facts in FactsCache::default().shared(&document.lua_blocks) {
-        let locals = facts
-            .calls
-            .iter()
-            .filter(|call| call.callee == "tools.add_local")
-            .filter_map(|call| call.first_string());
-        known.extend(locals.map(|lit| lit.value.clone()));
-    }
+    known.extend(local_tool_aliases(document));
     Some(known)
+}
+
+/// The literal aliases of a prompt's `tools.add_local` calls, in block order.
+pub fn local_tool_aliases(document: &promptforge_syntax::Document) -> Vec<String> {
+    FactsCache::default()
+        .shared(&document.lua_blocks)
+        .iter()
+        .flat_map(|facts| {
+            facts
+                .calls
+                .iter()
+                .filter(|call| call.callee == "tools.add_local")
+                .filter_map(|call| call.first_string())
+                .map(|lit| lit.value.clone())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Every alias the test file names, in file order: per case, its scripted rounds'
 /// calls, then its `expect.calls`.
-fn named_aliases(file: &TestFile) -> Vec<&Spanned<String>> {
+pub fn named_aliases(file: &TestFile) -> Vec<&Spanned<String>> {
     let mut out = Vec::new();
     for case in &file.cases {
         for round in case.model.iter().flatten() {

@@ -15,7 +15,7 @@ use promptforge_syntax::frontmatter::Frontmatter;
 use promptforge_syntax::test_file::problem::{
     ANSWER_KEYS, CASE_KEYS, ERROR_KEYS, EXPECT_KEYS, ROUND_KEYS, TOP_KEYS,
 };
-use promptforge_syntax::test_file::{Round, Spanned, TestFile};
+use promptforge_syntax::test_file::TestFile;
 use promptforge_syntax::Analysis;
 use tower_lsp::lsp_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, GotoDefinitionResponse,
@@ -28,7 +28,6 @@ use crate::catalog::Catalogs;
 use crate::documents::Documents;
 use crate::encoding::Positions;
 use crate::snapshot::Snapshot;
-use promptforge_analysis::FactsCache;
 use promptforge_engine::requirements::CatalogView;
 
 /// The prompt a test file tests, read and parsed.
@@ -74,19 +73,7 @@ impl Prompt {
 
     /// The literal aliases of the prompt's `tools.add_local` calls.
     fn locals(&self) -> Vec<String> {
-        FactsCache::default()
-            .shared(&self.analysis.document.lua_blocks)
-            .iter()
-            .flat_map(|facts| {
-                facts
-                    .calls
-                    .iter()
-                    .filter(|call| call.callee == "tools.add_local")
-                    .filter_map(|call| call.first_string())
-                    .map(|lit| lit.value.clone())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
+        promptforge_analysis::test_file::local_tool_aliases(&self.analysis.document)
     }
 }
 
@@ -298,20 +285,6 @@ fn completion_items(
     }
 }
 
-/// Every alias the test file names: scripted rounds' calls and `expect.calls`.
-fn aliases_of(file: &TestFile) -> Vec<&Spanned<String>> {
-    let mut out = Vec::new();
-    for case in &file.cases {
-        for round in case.model.iter().flatten() {
-            if let Round::Calls(calls) = round {
-                out.extend(calls.iter().map(|call| &call.alias));
-            }
-        }
-        out.extend(case.expect.calls.iter().map(|(alias, _)| alias));
-    }
-    out
-}
-
 fn contains(range: &Range<usize>, offset: usize) -> bool {
     range.start <= offset && offset <= range.end
 }
@@ -353,7 +326,7 @@ pub fn hover(
         };
         (text, path.range.clone())
     } else {
-        let alias = aliases_of(&file)
+        let alias = promptforge_analysis::test_file::named_aliases(&file)
             .into_iter()
             .find(|a| contains(&a.range, offset))?;
         let prompt = prompt.as_ref();
@@ -406,7 +379,7 @@ pub fn definition(
             LspRange::default(),
         )));
     }
-    let alias = aliases_of(&file)
+    let alias = promptforge_analysis::test_file::named_aliases(&file)
         .into_iter()
         .find(|a| contains(&a.range, offset))?;
     let slot = prompt.frontmatter()?.slot(&alias.value)?;
