@@ -5,8 +5,9 @@
 //! `check` prints the problems that refuse the run at prepare as the run's one
 //! RequirementsUnmet notice (the spec's run format), with each refusing
 //! diagnostic as one of its related places; those places are the diagnostics the
-//! server publishes one by one. A file that is not a prompt gets `check`'s
-//! NotAPrompt problem and no publication at all (the server serves only prompts).
+//! server publishes one by one. A file named explicitly whose text is not a prompt
+//! gets what the server shows for a document that stays a prompt (the syntax
+//! crate's one verdict: the Frontmatter or the Version error).
 
 use serde_json::Value;
 
@@ -62,7 +63,7 @@ pub fn checked(problems: &[Value]) -> Vec<Agreed> {
                     place["range"].clone(),
                 ));
             }
-        } else if !(problem["code"] == "Version" && problem["line"].is_null()) {
+        } else {
             out.push((
                 text(&problem["code"]),
                 text(&problem["severity"]),

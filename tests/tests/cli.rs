@@ -6,6 +6,7 @@ use serde_json::Value;
 
 const NAME_RULE: &str = "expected [a-z0-9][a-z0-9_-]{0,63}";
 const NOT_A_PROMPT: &str = "not a PromptForge prompt: the frontmatter has no promptforge: key";
+const NO_FRONTMATTER: &str = "a prompt starts with YAML frontmatter between two --- lines";
 
 /// A valid prompt.
 const VALID: &str = "---\nname: ok\ndescription: d\npromptforge: 0\n---\n\n# Title\n";
@@ -101,10 +102,12 @@ fn explicit_files_in_path_order_and_non_prompts_reported() {
     assert_eq!(run.stdout, expected);
     assert_eq!(run.code, Some(1));
 
+    // Markdown with no frontmatter at all, named explicitly: language.md §1.1's
+    // Frontmatter error, the one the editor shows for such text (editor.md §1).
     let run = run_in(scratch.path(), &["check", "proj/plain.md"]);
     assert_eq!(
         run.stdout,
-        format!("proj/plain.md: error[Version]: {NOT_A_PROMPT}\n")
+        format!("proj/plain.md:1:1: error[Frontmatter]: {NO_FRONTMATTER}\n")
     );
     assert_eq!(run.code, Some(1));
 }
@@ -313,12 +316,17 @@ fn json_format() {
 #[test]
 fn json_format_not_a_prompt() {
     let scratch = Scratch::new("json-np");
-    scratch.write("notes.md", "# Notes\n");
+    scratch.write("notes.md", "---\ntitle: Notes\n---\n# Notes\n");
     let run = run_in(scratch.path(), &["check", "--format=json", "notes.md"]);
     let value: Value = serde_json::from_str(&run.stdout).expect("json output");
     assert_eq!(value[0]["kind"], "Version");
     assert_eq!(value[0]["message"], NOT_A_PROMPT);
     assert!(value[0]["line"].is_null());
+    // Printed without a position; placed on the opening line for the editor.
+    assert_eq!(
+        value[0]["range"],
+        serde_json::json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}})
+    );
     assert_eq!(run.code, Some(1));
 }
 
@@ -326,7 +334,7 @@ fn json_format_not_a_prompt() {
 fn github_format() {
     let scratch = Scratch::new("github");
     scratch.write("a,b.md", bad_name("Bad%"));
-    scratch.write("notes.md", "# Notes\n");
+    scratch.write("notes.md", "---\ntitle: Notes\n---\n# Notes\n");
     let run = run_in(
         scratch.path(),
         &["check", "--format", "github", "a,b.md", "notes.md"],

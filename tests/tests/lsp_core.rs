@@ -149,7 +149,9 @@ fn char_boundary(text: &str, mut at: usize) -> usize {
 }
 
 /// Sends `count` random incremental edits in one burst, without waiting; returns
-/// the text the client holds afterwards and the last version.
+/// the text the client holds afterwards and the last version. One edit in
+/// `opening` (never when 0) lands on the opening line instead, which breaks or
+/// mends the frontmatter's `---`.
 fn burst(
     client: &mut LspClient,
     doc: &str,
@@ -157,6 +159,7 @@ fn burst(
     rng: &mut Rng,
     count: usize,
     first_version: i64,
+    opening: usize,
 ) -> i64 {
     const PIECES: &[&str] = &[
         "",
@@ -180,7 +183,11 @@ fn burst(
     for _ in 0..count {
         // The `promptforge: 0` line stays, so the text stays a prompt.
         let keep = text.find("promptforge: 0\n").map_or(0, |at| at + 15);
-        let start = char_boundary(text, keep + rng.below(text.len() + 1 - keep));
+        let start = if opening > 0 && rng.below(opening) == 0 {
+            char_boundary(text, rng.below(4).min(text.len()))
+        } else {
+            char_boundary(text, keep + rng.below(text.len() + 1 - keep))
+        };
         let end = char_boundary(text, (start + rng.below(12)).min(text.len()));
         let piece = PIECES[rng.below(PIECES.len())];
         let (l1, c1) = position(text, start);
@@ -206,7 +213,7 @@ fn a_burst_of_incremental_edits_ends_equal_to_check() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut version = 1;
     for _ in 0..5 {
-        version = burst(&mut client, &doc, &mut text, &mut rng, 60, version);
+        version = burst(&mut client, &doc, &mut text, &mut rng, 60, version, 0);
         // A request after the burst sees its last edit.
         let symbols = client.request(
             "textDocument/foldingRange",
@@ -414,9 +421,12 @@ fn a_huge_or_binary_document_is_still_served() {
 }
 
 /// The edit storm: 10,000 random incremental edits (insertions and
-/// deletions across frontmatter, headings, fences and Lua, multi-byte text) in
+/// deletions across frontmatter, headings, fences and Lua, multi-byte text, and
+/// one in 200 on the opening line, which breaks the frontmatter; half the
+/// broken texts are mended after their check) in
 /// batches of 100 sent without waiting; after every batch the published
-/// diagnostics equal `promptforge check --format json` on the same text.
+/// diagnostics equal `promptforge check --format json` on the same text, the
+/// document staying a prompt while its text is none (`editor.md` §1).
 #[test]
 fn an_edit_storm_of_10000_edits_keeps_diagnostics_equal_to_check() {
     let mut client = LspClient::start(json!({}));
@@ -426,14 +436,28 @@ fn an_edit_storm_of_10000_edits_keeps_diagnostics_equal_to_check() {
     client.diagnostics(&doc, 1);
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut version = 1;
+    let mut broken = 0;
     for _ in 0..100 {
-        version = burst(&mut client, &doc, &mut text, &mut rng, 100, version);
+        version = burst(&mut client, &doc, &mut text, &mut rng, 100, version, 200);
+        broken += usize::from(!text.starts_with("---\n"));
         let diagnostics = client.diagnostics(&doc, version);
         assert_eq!(
             syntax_view(&diagnostics),
             check_json(&text),
             "after version {version}:\n{text}"
         );
+        if !text.starts_with("---\n") && rng.below(2) == 0 {
+            // Mend the opening line: the next burst starts from a prompt again.
+            let first = text.find('\n').map_or(text.len(), |at| at + 1);
+            let (line, column) = position(&text, first);
+            version += 1;
+            client.change(
+                &doc,
+                version,
+                json!([{ "range": range(0, 0, line, column), "text": "---\n" }]),
+            );
+            text.replace_range(..first, "---\n");
+        }
         // Keep the text from growing without bound: trim it back to the prompt now and then.
         if text.len() > 8192 {
             version += 1;
@@ -441,6 +465,10 @@ fn an_edit_storm_of_10000_edits_keeps_diagnostics_equal_to_check() {
             text = PROMPT.to_owned();
         }
     }
+    assert!(
+        (5..95).contains(&broken),
+        "{broken} of 100 bursts ended with the opening line broken"
+    );
     assert_eq!(client.shutdown(), Some(0));
 }
 

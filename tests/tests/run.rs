@@ -99,12 +99,20 @@ fn parse_errors_refuse_at_the_first_with_the_parse_kind() {
     let run = pf(s.path(), &["run", "a.md"]);
     assert_eq!(run.code, Some(1));
     assert_eq!(run.stderr, "a.md:2:7: error[Frontmatter]: invalid prompt name `Bad`: expected [a-z0-9][a-z0-9_-]{0,63}\n");
-    s.write("n.md", "# Just notes\n");
+    s.write("n.md", "---\ntitle: notes\n---\n# Just notes\n");
     let run = pf(s.path(), &["run", "n.md"]);
     assert_eq!(run.code, Some(1));
     assert_eq!(
         run.stderr,
         "n.md: error[Version]: not a PromptForge prompt: the frontmatter has no promptforge: key\n"
+    );
+    // No frontmatter at all: language.md §1.1's Frontmatter error at 1:1.
+    s.write("m.md", "# Just notes\n");
+    let run = pf(s.path(), &["run", "m.md"]);
+    assert_eq!(run.code, Some(1));
+    assert_eq!(
+        run.stderr,
+        "m.md:1:1: error[Frontmatter]: a prompt starts with YAML frontmatter between two --- lines\n"
     );
 }
 

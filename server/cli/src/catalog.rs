@@ -68,10 +68,9 @@ pub fn run(args: &CatalogArgs, global: &GlobalArgs) -> Exit {
                 }
             };
             if !is_prompt(&text) {
-                println!(
-                    "{}",
-                    crate::output::text_line(&Problem::not_a_prompt(&display))
-                );
+                for problem in Problem::not_a_prompt(&display, &text) {
+                    println!("{}", crate::output::text_line(&problem));
+                }
                 return Exit::Problems;
             }
             let analysis = parse(&text);

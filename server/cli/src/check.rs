@@ -181,7 +181,7 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     }
     if !is_prompt(&text) {
         return if target.explicit {
-            FileOutcome::Checked(vec![Problem::not_a_prompt(&target.display)])
+            FileOutcome::Checked(Problem::not_a_prompt(&target.display, &text))
         } else {
             FileOutcome::Skipped
         };

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use promptforge_engine::RunError;
-use promptforge_syntax::{Code, ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
+use promptforge_syntax::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
 
 /// Where a problem (or a place related to it) is, in every unit a format needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,17 +207,16 @@ impl Problem {
         }
     }
 
-    /// The problem of a file named on the command line that is not a prompt.
-    pub fn not_a_prompt(path: &str) -> Self {
-        Problem {
-            path: path.to_owned(),
-            kind: Code::NotAPrompt.name(),
-            severity: Code::NotAPrompt.severity(),
-            message: Code::NotAPrompt.message(),
-            position: None,
-            span: Span::file_start(),
-            related: Vec::new(),
-            fixes: Vec::new(),
-        }
+    /// The problems of a file named on the command line whose text is not a
+    /// prompt: the syntax crate's verdict
+    /// ([`promptforge_syntax::Analysis::not_a_prompt_diagnostics`]), the one the
+    /// language server shows for a document that stays a prompt.
+    pub fn not_a_prompt(path: &str, text: &str) -> Vec<Self> {
+        let analysis = promptforge_syntax::parse(text);
+        analysis
+            .not_a_prompt_diagnostics(text)
+            .iter()
+            .map(|diag| Problem::from_diagnostic(path, text, &analysis.line_index, diag))
+            .collect()
     }
 }

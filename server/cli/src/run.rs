@@ -55,10 +55,9 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         Err(reason) => return usage(&display, reason),
     };
     if !is_prompt(&text) {
-        eprintln!(
-            "{}",
-            crate::output::text_line(&crate::problem::Problem::not_a_prompt(&display))
-        );
+        for problem in crate::problem::Problem::not_a_prompt(&display, &text) {
+            eprintln!("{}", crate::output::text_line(&problem));
+        }
         return Exit::Problems;
     }
     let arguments = match argument_string(args) {

@@ -46,3 +46,32 @@ pub struct Analysis {
 pub fn parse(text: &str) -> Analysis {
     ParsedFile::new(text.to_owned()).into_analysis()
 }
+
+impl Analysis {
+    /// The diagnostics of a text that is not a prompt ([`is_prompt`] false) but must
+    /// be reported as one: a file named explicitly to `check`, `run` or `catalog`,
+    /// or an open document that stays a prompt (`editor.md` §1). A text that does
+    /// not open with closed frontmatter gets the parse's Frontmatter error
+    /// (`language.md` §1.1); one whose frontmatter has no `promptforge:` key gets
+    /// the Version error, printed without a position and placed on the
+    /// frontmatter's opening line for the editor.
+    pub fn not_a_prompt_diagnostics(&self, text: &str) -> Vec<Diagnostic> {
+        if self
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::NoFrontmatter)
+        {
+            return self.diagnostics.clone();
+        }
+        let range = self
+            .document
+            .frontmatter
+            .as_ref()
+            .and_then(|f| {
+                let line = self.line_index.line_of(f.range.start);
+                self.line_index.line_range(text, line)
+            })
+            .unwrap_or(0..0);
+        vec![Diagnostic::new(Code::NotAPrompt, range).unlocated()]
+    }
+}

@@ -66,6 +66,33 @@ mod tests {
         assert!(!is_prompt(""));
     }
 
+    /// A text that is no prompt, named explicitly (or open as a prompt): no opening
+    /// `---` is the Frontmatter error at 1:1 (`language.md` §1.1); a frontmatter
+    /// without a `promptforge:` key is the unlocated Version error, placed on its
+    /// opening line.
+    #[test]
+    fn a_text_that_is_no_prompt_gets_one_verdict() {
+        use crate::Code;
+        let plain = "# Notes\n\nprose\n";
+        let verdict = crate::parse(plain).not_a_prompt_diagnostics(plain);
+        assert_eq!(verdict.len(), 1);
+        assert_eq!(verdict[0].code, Code::NoFrontmatter);
+        assert_eq!(
+            verdict[0].message,
+            "a prompt starts with YAML frontmatter between two --- lines"
+        );
+        assert!(verdict[0].located);
+        assert_eq!(verdict[0].offset, 0);
+
+        let keyless = "---\nname: x\n---\n# T\n";
+        let verdict = crate::parse(keyless).not_a_prompt_diagnostics(keyless);
+        assert_eq!(verdict.len(), 1);
+        assert_eq!(verdict[0].code, Code::NotAPrompt);
+        assert_eq!(verdict[0].message, super::NOT_A_PROMPT);
+        assert!(!verdict[0].located);
+        assert_eq!(verdict[0].range, 0..3);
+    }
+
     /// YAML 1.1 and 1.2 read some plain scalars differently (`on`, `yes`, `010`);
     /// detection and validation use one reader (1.2), so they agree.
     #[test]

@@ -54,7 +54,7 @@ mod tests {
 
     #[test]
     fn command_with_and_without_position() {
-        let mut problem = Problem::not_a_prompt("dir,x/a:b.md");
+        let mut problem = Problem::not_a_prompt("dir,x/a:b.md", "---\nname: x\n---\n").remove(0);
         assert_eq!(
             command(&problem),
             "::error file=dir%2Cx/a%3Ab.md,title=Version::not a PromptForge prompt: the frontmatter has no promptforge: key"

@@ -36,7 +36,7 @@ mod tests {
 
     #[test]
     fn unlocated_problem_has_no_position() {
-        let problem = Problem::not_a_prompt("notes/readme.md");
+        let problem = Problem::not_a_prompt("notes/readme.md", "---\nname: x\n---\n").remove(0);
         assert_eq!(
             line(&problem),
             "notes/readme.md: error[Version]: not a PromptForge prompt: the frontmatter has no promptforge: key"
@@ -45,7 +45,7 @@ mod tests {
 
     #[test]
     fn located_problem() {
-        let mut problem = Problem::not_a_prompt("a.md");
+        let mut problem = Problem::not_a_prompt("a.md", "---\nname: x\n---\n").remove(0);
         problem.position = Some((3, 7));
         problem.kind = "Frontmatter";
         problem.message = "m".to_owned();

@@ -6,7 +6,7 @@
 //! ([`crate::test_files::load`]).
 
 use promptforge_engine::requirements::CatalogView;
-use promptforge_syntax::{Code, Severity};
+use promptforge_syntax::Severity;
 use tower_lsp::lsp_types::{
     Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
 };
@@ -31,28 +31,10 @@ pub fn found(snapshot: &Snapshot, view: &CatalogView) -> Vec<promptforge_syntax:
 }
 
 /// The diagnostics of a document that stays a prompt while its text is none
-/// (`editor.md` §1), from the syntax crate: the parse's NoFrontmatter error when
-/// the text does not open with frontmatter; else the Version error of a file
-/// without a `promptforge:` key, on the frontmatter's opening line.
+/// (`editor.md` §1): what `check` gives the same text named explicitly
+/// ([`promptforge_syntax::Analysis::not_a_prompt_diagnostics`]).
 pub fn broken_prompt(snapshot: &Snapshot) -> Vec<promptforge_syntax::Diagnostic> {
-    let analysis = &snapshot.analysis;
-    if analysis
-        .diagnostics
-        .iter()
-        .any(|d| d.code == Code::NoFrontmatter)
-    {
-        return analysis.diagnostics.clone();
-    }
-    let range = analysis
-        .document
-        .frontmatter
-        .as_ref()
-        .and_then(|f| {
-            let line = analysis.line_index.line_of(f.range.start);
-            analysis.line_index.line_range(&snapshot.text, line)
-        })
-        .unwrap_or(0..0);
-    vec![promptforge_syntax::Diagnostic::new(Code::NotAPrompt, range)]
+    snapshot.analysis.not_a_prompt_diagnostics(&snapshot.text)
 }
 
 /// The diagnostics of a snapshot against its catalog, as the protocol's.

@@ -91,11 +91,12 @@ pub async fn run_prompt(
     let started = Instant::now();
     let snapshot = Arc::clone(&job.source.snapshot);
     let analysis = &snapshot.analysis;
-    if let Some(problem) = analysis
-        .diagnostics
-        .iter()
-        .find(|d| d.code.parse_kind().is_some())
-    {
+    let problems = if snapshot.text_is_prompt {
+        analysis.diagnostics.clone()
+    } else {
+        analysis.not_a_prompt_diagnostics(&snapshot.text)
+    };
+    if let Some(problem) = problems.iter().find(|d| d.code.parse_kind().is_some()) {
         let range = snapshot.positions().range(&problem.range);
         let kind = problem.code.name().to_owned();
         let message = problem.message.clone();
