@@ -36,6 +36,11 @@ pub struct LspClient {
     /// Answers each request the server sends: Ok(result) or Err(error object);
     /// by default every request is answered with a `null` result.
     pub answer: Answerer,
+    /// Requests the server sent that [`LspClient::hold`] keeps unanswered until
+    /// [`LspClient::answer_held`] (a client slow to answer).
+    pub held: Vec<Value>,
+    /// Which server requests to hold back; by default none.
+    pub hold: Box<dyn FnMut(&Value) -> bool + Send>,
 }
 
 /// Reads one framed message; None at the end of the stream.
@@ -97,6 +102,8 @@ impl LspClient {
             notifications: VecDeque::new(),
             server_requests: Vec::new(),
             answer: Box::new(|_| Ok(Value::Null)),
+            held: Vec::new(),
+            hold: Box::new(|_| false),
         }
     }
 
@@ -163,6 +170,11 @@ impl LspClient {
                 Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
             };
             if message.get("method").is_some() && message.get("id").is_some() {
+                if (self.hold)(&message) {
+                    self.held.push(message.clone());
+                    self.server_requests.push(message);
+                    continue;
+                }
                 let id = message["id"].clone();
                 let answer = match (self.answer)(&message) {
                     Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
@@ -173,6 +185,30 @@ impl LspClient {
                 continue;
             }
             return message;
+        }
+    }
+
+    /// Reads the server's messages (keeping notifications, answering or holding its
+    /// requests) until `done` says the client's state is what a test waits for.
+    pub fn pump_until(&mut self, mut done: impl FnMut(&Self) -> bool) {
+        let deadline = Instant::now() + TIMEOUT;
+        while !done(self) {
+            let message = self.receive(deadline);
+            if message.get("method").is_some() {
+                self.notifications.push_back(message);
+            }
+        }
+    }
+
+    /// Answers the held requests now, with [`LspClient::answer`]'s answers.
+    pub fn answer_held(&mut self) {
+        for request in std::mem::take(&mut self.held) {
+            let id = request["id"].clone();
+            let answer = match (self.answer)(&request) {
+                Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+                Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+            };
+            self.send(&answer);
         }
     }
 
@@ -268,9 +304,15 @@ impl LspClient {
 
     /// Opens a Markdown document.
     pub fn open(&mut self, uri: &str, version: i64, text: &str) {
+        self.open_as(uri, "markdown", version, text);
+    }
+
+    /// Sends `didOpen` with the language id `language` (`promptforge` makes the
+    /// document a prompt whatever its text, `editor.md` §1).
+    pub fn open_as(&mut self, uri: &str, language: &str, version: i64, text: &str) {
         self.notify(
             "textDocument/didOpen",
-            json!({ "textDocument": { "uri": uri, "languageId": "markdown", "version": version, "text": text } }),
+            json!({ "textDocument": { "uri": uri, "languageId": language, "version": version, "text": text } }),
         );
     }
 
@@ -299,6 +341,11 @@ impl LspClient {
     /// `shutdown`, `exit`, and the process's exit code.
     pub fn shutdown(mut self) -> Option<i32> {
         let _ = self.request("shutdown", Value::Null);
+        self.exit_without_shutdown()
+    }
+
+    /// `exit` alone (no `shutdown` first), and the process's exit code.
+    pub fn exit_without_shutdown(mut self) -> Option<i32> {
         self.notify("exit", Value::Null);
         let deadline = Instant::now() + TIMEOUT;
         loop {

@@ -230,13 +230,13 @@ fn a_cancel_ends_a_model_request_that_never_answers() {
 }
 
 /// The processes whose parent is `pid` and whose command line holds `needle`.
-fn children_running(pid: u32, needle: &str) -> usize {
+fn children_of(pid: u32, needle: &str) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
     entries
         .flatten()
-        .filter(|entry| {
+        .filter_map(|entry| {
             let dir = entry.path();
             let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
             // `pid (comm) state ppid ...`: the fields after the last `)`.
@@ -246,33 +246,73 @@ fn children_running(pid: u32, needle: &str) -> usize {
                 .nth(1)
                 .and_then(|p| p.parse::<u32>().ok());
             let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
-            parent == Some(pid) && String::from_utf8_lossy(&cmdline).contains(needle)
+            let matches = parent == Some(pid) && String::from_utf8_lossy(&cmdline).contains(needle);
+            matches
+                .then(|| entry.file_name().to_str()?.parse().ok())
+                .flatten()
         })
-        .count()
+        .collect()
 }
 
-#[test]
-fn a_cancel_ends_an_mcp_tool_call_in_flight_and_its_server() {
-    if std::process::Command::new("node")
+fn children_running(pid: u32, needle: &str) -> usize {
+    children_of(pid, needle).len()
+}
+
+/// True while the process `pid` lives (a zombie does not count).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        after.split_whitespace().next() != Some("Z")
+    })
+}
+
+fn node_missing() -> bool {
+    let missing = std::process::Command::new("node")
         .arg("--version")
         .output()
-        .is_err()
-    {
+        .is_err();
+    if missing {
         eprintln!("skipped: node is not installed (the stub MCP server needs it)");
-        return;
     }
+    missing
+}
+
+/// A workspace whose prompt `p.md` calls the stub MCP server's `slow` tool, which
+/// never answers. A `stubborn` server outlives the end of its input (a timer keeps
+/// it alive), as a server may: only a kill ends it.
+fn slow_mcp_workspace(label: &str, stubborn: bool) -> (promptforge_tests::Scratch, String, String) {
     let stub = workspace_root().join("server/engine/tests/fixtures/mcp_stub.js");
+    let scratch = workspace(label, "");
+    let server = if stubborn {
+        let wrapper = format!(
+            "require({:?});\nsetInterval(() => {{}}, 1 << 30);\n",
+            stub.display().to_string()
+        );
+        scratch.write("mcp_stub_stubborn.js", &wrapper);
+        scratch.path().join("mcp_stub_stubborn.js")
+    } else {
+        stub
+    };
     let config = format!(
         "{CONFIG}[plugin.\"acme/stub\"]\ncommand = \"node\"\nargs = [{:?}]\n",
-        stub.display().to_string()
+        server.display().to_string()
     );
-    let scratch = workspace("lsp-run-mcp", &config);
+    scratch.write("promptforge.toml", &config);
     let text = prompt(
         "plugins: [acme/stub]\ntools:\n  slow: acme/stub/slow\n",
         "log('calling')\ntools.call('slow', { text = 'x' })\nreturn 'never'",
     );
     scratch.write("p.md", &text);
     let uri = file_uri(&scratch, "p.md");
+    (scratch, text, uri)
+}
+
+#[test]
+fn a_cancel_ends_an_mcp_tool_call_in_flight_and_its_server() {
+    if node_missing() {
+        return;
+    }
+    let (scratch, text, uri) = slow_mcp_workspace("lsp-run-mcp", false);
     let mut client = start(&scratch, json!({}));
     client.open(&uri, 1, &text);
     let run_id = start_run(&mut client, "promptforge.run", json!({ "uri": uri }));
@@ -433,5 +473,81 @@ fn shutdown_cancels_the_runs() {
         Some(json!("Cancelled")),
         "{rest:?}"
     );
+    assert_eq!(client.shutdown(), Some(0));
+}
+
+/// `exit` without `shutdown` (a client that quits abruptly) still cancels every
+/// run before the process ends: no MCP server a run started is left behind, even
+/// one that would outlive the end of its input.
+#[test]
+fn exit_without_shutdown_cancels_the_runs_and_leaves_no_process() {
+    if node_missing() {
+        return;
+    }
+    let (scratch, text, uri) = slow_mcp_workspace("lsp-run-exit", true);
+    let mut client = start(&scratch, json!({}));
+    client.open(&uri, 1, &text);
+    let run_id = start_run(&mut client, "promptforge.run", json!({ "uri": uri }));
+    events_until(&mut client, &run_id, |e| e["type"] == "toolCall");
+    let servers = children_of(client.pid(), "mcp_stub");
+    assert!(!servers.is_empty(), "the run started its MCP server");
+    assert_eq!(client.exit_without_shutdown(), Some(1));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while servers.iter().any(|&pid| alive(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<u32> = servers.into_iter().filter(|&pid| alive(pid)).collect();
+    assert!(left.is_empty(), "MCP servers left behind: {left:?}");
+}
+
+/// A client that answers `window/workDoneProgress/create` only after the run has
+/// finished, and `promptforge/ask` only after its run was cancelled: the server
+/// takes both late answers and stays up (tower-lsp 0.20 dies of an answer to a
+/// request whose future was dropped; the server never drops one).
+#[test]
+fn late_answers_to_the_servers_requests_are_taken_and_the_server_stays() {
+    let scratch = workspace("lsp-run-late", CONFIG);
+    let quick = prompt("", "return 'done'");
+    let asking = prompt("", "return input.ask('Your name?')");
+    scratch.write("quick.md", &quick);
+    scratch.write("ask.md", &asking);
+    let (quick_uri, ask_uri) = (file_uri(&scratch, "quick.md"), file_uri(&scratch, "ask.md"));
+    let mut client = start(&scratch, json!({ "window": { "workDoneProgress": true } }));
+    client.hold = Box::new(|request| {
+        request["method"] == "window/workDoneProgress/create"
+            || request["method"] == "promptforge/ask"
+    });
+    client.open(&quick_uri, 1, &quick);
+    client.open(&ask_uri, 1, &asking);
+
+    let run_id = start_run(&mut client, "promptforge.run", json!({ "uri": quick_uri }));
+    let all = events(&mut client, &run_id);
+    assert_eq!(all.last().map(|e| e["result"].clone()), Some(json!("done")));
+    assert_eq!(client.held.len(), 1, "{:?}", client.held);
+    client.answer_held();
+
+    let run_id = start_run(&mut client, "promptforge.run", json!({ "uri": ask_uri }));
+    client.pump_until(|c| c.held.iter().any(|r| r["method"] == "promptforge/ask"));
+    assert_eq!(
+        execute(
+            &mut client,
+            "promptforge.cancel",
+            json!({ "runId": run_id })
+        ),
+        Ok(Value::Null)
+    );
+    let rest = events(&mut client, &run_id);
+    assert_eq!(
+        rest.last().map(|e| e["kind"].clone()),
+        Some(json!("Cancelled"))
+    );
+    client.answer = Box::new(|_| Ok(json!({ "answer": "too late" })));
+    client.answer_held();
+
+    // Still serving: another run, then a clean shutdown.
+    client.hold = Box::new(|_| false);
+    let run_id = start_run(&mut client, "promptforge.run", json!({ "uri": quick_uri }));
+    let all = events(&mut client, &run_id);
+    assert_eq!(all.last().map(|e| e["result"].clone()), Some(json!("done")));
     assert_eq!(client.shutdown(), Some(0));
 }

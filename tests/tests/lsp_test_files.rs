@@ -176,3 +176,27 @@ fn definition_goes_from_an_alias_and_from_prompt_to_the_prompt() {
     );
     assert_eq!(client.shutdown(), Some(0));
 }
+
+/// A test file's diagnostics read its prompt's open text: an edit of the prompt
+/// that drops the alias the test names publishes the test file again with the
+/// unknown-alias warning, and mending the prompt takes the warning away.
+#[test]
+fn a_test_file_is_published_again_when_its_prompt_changes() {
+    let (mut client, test_uri, prompt_uri, _scratch) = session("test-republish");
+    let unknown = |diagnostics: &[Value]| {
+        diagnostics
+            .iter()
+            .filter(|d| d["code"] == "UnknownAlias")
+            .count()
+    };
+    let without_fetch = web_prompt().replace("  fetch: promptforge/web/fetch\n", "");
+    client.change(&prompt_uri, 2, json!([{ "text": without_fetch }]));
+    let warned = client.diagnostics_where(&test_uri, |d| unknown(d) > 0);
+    assert_eq!(unknown(&warned), 2, "{warned:?}");
+    assert!(warned.iter().all(|d| d["message"]
+        == "the prompt neither binds nor registers a tool named \"fetch\"; the engine decides at run time"));
+    client.change(&prompt_uri, 3, json!([{ "text": web_prompt() }]));
+    let mended = client.diagnostics_where(&test_uri, |d| unknown(d) == 0);
+    assert!(mended.is_empty(), "{mended:?}");
+    assert_eq!(client.shutdown(), Some(0));
+}

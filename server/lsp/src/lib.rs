@@ -21,6 +21,7 @@
 
 pub mod api_reference;
 pub mod catalog;
+pub mod client_request;
 pub mod documents;
 pub mod encoding;
 pub mod fault;
@@ -53,6 +54,10 @@ const OUTPUT_QUEUE: usize = 64;
 /// How long the end of a session waits for the queued output to be written.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long the session's end waits for its cancelled runs to end (a cancel ends
+/// a run within milliseconds; an MCP server is killed as its run ends).
+const RUNS_END_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How a session ended.
 #[derive(Debug)]
 pub struct Outcome {
@@ -72,13 +77,16 @@ where
 {
     let gates = run::gate::Gates::default();
     let for_server = Arc::clone(&gates);
-    let (service, socket) =
-        LspService::build(move |client| server::Server::new(client, Arc::clone(&for_server)))
-            .custom_method(
-                server::PROGRESS_CANCEL,
-                server::Server::work_done_progress_cancel,
-            )
-            .finish();
+    let runs = run::SessionRuns::default();
+    let server_runs = runs.clone();
+    let (service, socket) = LspService::build(move |client| {
+        server::Server::new(client, Arc::clone(&for_server), server_runs.clone())
+    })
+    .custom_method(
+        server::PROGRESS_CANCEL,
+        server::Server::work_done_progress_cancel,
+    )
+    .finish();
     let end = Arc::new(SessionEnd::default());
     let service = Watched::new(service, Arc::clone(&end));
     let (mut to_server, server_input) = tokio::io::duplex(PIPE_BYTES);
@@ -101,6 +109,8 @@ where
     // once it has read the rest. The reader has ended, or (after `exit`, or when
     // tower-lsp stopped reading by itself) is stopped here.
     reader.abort();
+    // However the session ended, its runs end with it (their MCP servers too).
+    runs.end(RUNS_END_TIMEOUT).await;
     let fatal = match reader_ended.await {
         Ok(Err(fatal)) if !exited => Some(fatal),
         _ => None,

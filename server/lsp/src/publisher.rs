@@ -96,6 +96,14 @@ impl Publisher {
             .await;
     }
 
+    /// Re-publishes the open test files of the prompt at `prompt` (its text changed,
+    /// or it opened or closed: they read it).
+    pub async fn publish_tests_of(&self, prompt: &tower_lsp::lsp_types::Url) {
+        for test in crate::test_files::tests_of(&self.documents, prompt) {
+            self.publish(test, false).await;
+        }
+    }
+
     /// Publishes an empty list for a document that closed.
     pub async fn clear(&self, uri: tower_lsp::lsp_types::Url) {
         let _order = self.order.lock().await;

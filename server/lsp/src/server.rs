@@ -56,7 +56,7 @@ impl Server {
     /// A server talking to `client`; Plugin activations that finish in the
     /// background re-publish the documents that declare the Plugin. `gates` are
     /// those the framing layer opens when a run's response is written.
-    pub fn new(client: Client, gates: Gates) -> Self {
+    pub fn new(client: Client, gates: Gates, runs: crate::run::SessionRuns) -> Self {
         let (ready, activations) = tokio::sync::mpsc::unbounded_channel();
         let documents = Arc::new(Documents::default());
         let catalogs = Arc::new(Catalogs::new(ready));
@@ -69,6 +69,7 @@ impl Server {
             Arc::clone(&documents),
             publisher.clone(),
             gates,
+            runs,
         ));
         Server {
             client,
@@ -311,7 +312,13 @@ impl LanguageServer for Server {
             )
         }));
         match opened {
-            Ok(snapshot) => guarded(self, "didOpen", self.publish(snapshot, false)).await,
+            Ok(snapshot) => {
+                let is_prompt = snapshot.is_prompt;
+                guarded(self, "didOpen", self.publish(snapshot, false)).await;
+                if is_prompt {
+                    guarded(self, "didOpen", self.publisher.publish_tests_of(&uri)).await;
+                }
+            }
             Err(payload) => {
                 let text = payload_text(payload.as_ref());
                 let message = format!("didOpen on {uri} panicked: {text}");
@@ -340,12 +347,17 @@ impl LanguageServer for Server {
                     self.log(MessageType::ERROR, format!("protocol error: {error}"))
                         .await;
                 }
+                let is_prompt = changed.snapshot.is_prompt;
                 guarded(
                     self,
                     "didChange",
                     self.publish(changed.snapshot, was_prompt),
                 )
                 .await;
+                if is_prompt {
+                    let tests = self.publisher.publish_tests_of(&uri);
+                    guarded(self, "didChange", tests).await;
+                }
             }
             Ok(Err(not_open)) => {
                 let message = format!(
@@ -379,13 +391,17 @@ impl LanguageServer for Server {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         // A closed prompt's problems leave the editor's problem list with it.
-        let served = self
-            .documents
-            .close(&uri)
+        let closed = self.documents.close(&uri);
+        let served = closed
+            .as_ref()
             .is_some_and(|s| s.is_prompt || s.is_test_file);
         self.publisher.failures.forget(&uri);
         if served {
-            self.publisher.clear(uri).await;
+            self.publisher.clear(uri.clone()).await;
+        }
+        if closed.is_some_and(|s| s.is_prompt) {
+            // Its test files read the file on disk from now on.
+            guarded(self, "didClose", self.publisher.publish_tests_of(&uri)).await;
         }
     }
 

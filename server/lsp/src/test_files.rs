@@ -4,6 +4,7 @@
 //! problems.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use promptforge_syntax::diagnostic::sort_in_document_order;
 use promptforge_syntax::test_file::{self, TestFile, TEST_FILE_SUFFIX};
@@ -11,6 +12,7 @@ use promptforge_syntax::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
 use crate::documents::Documents;
+use crate::snapshot::Snapshot;
 
 /// True when `uri` names a prompt test file (`*.test.yaml`).
 pub fn is_test_uri(uri: &Url) -> bool {
@@ -31,6 +33,28 @@ pub fn beside(uri: &Url) -> Option<Url> {
     let name = path.file_name()?.to_str()?;
     let stem = name.strip_suffix(".md").unwrap_or(name);
     Url::from_file_path(path.with_file_name(format!("{stem}{TEST_FILE_SUFFIX}"))).ok()
+}
+
+/// The open test files that test the prompt at `prompt`: their diagnostics read
+/// its text, so they are published again when it changes, opens or closes.
+pub fn tests_of(documents: &Documents, prompt: &Url) -> Vec<Arc<Snapshot>> {
+    let prompt_path = path_of(prompt);
+    let same = |path: &Path| {
+        path == prompt_path
+            || matches!(
+                (path.canonicalize(), prompt_path.canonicalize()),
+                (Ok(a), Ok(b)) if a == b
+            )
+    };
+    documents
+        .all()
+        .into_iter()
+        .filter(|snapshot| snapshot.is_test_file)
+        .filter(|snapshot| {
+            let (file, _) = test_file::parse(&snapshot.text);
+            same(&test_file::prompt_path(&path_of(&snapshot.uri), &file))
+        })
+        .collect()
 }
 
 /// True when the document at `uri` is open or its file exists.

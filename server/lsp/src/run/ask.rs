@@ -28,7 +28,9 @@ impl InputBroker for EditorInput {
             run_id: self.run_id.clone(),
             question: question.to_owned(),
         };
-        match self.client.send_request::<AskRequest>(params).await {
+        // Detached: a cancelled run drops this future before the client answers.
+        let asked = crate::client_request::detached::<AskRequest>(&self.client, params);
+        match crate::client_request::answer(asked).await {
             Ok(Some(answer)) => Ok(answer.answer),
             Ok(None) | Err(_) => Err(InputError::Unavailable),
         }

@@ -89,8 +89,9 @@ pub struct Runner {
     gates: Gates,
     next: AtomicU64,
     active: Mutex<HashMap<String, CancellationToken>>,
-    /// Fires at `shutdown`: every run is a child of it.
+    /// Fires at `shutdown` or at the session's end: every run is a child of it.
     shutdown: CancellationToken,
+    session: SessionRuns,
     progress: AtomicBool,
     encoding: OnceLock<PositionEncoding>,
     runtime: runtime::RunRuntime,
@@ -108,13 +109,37 @@ pub fn host_for(path: &Path) -> Result<Host, String> {
     Host::new(config).map_err(|e| e.to_string())
 }
 
+/// The runs of a session as its end sees them: one token that cancels them all,
+/// and a tracker that says when every one has ended. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct SessionRuns {
+    cancel: CancellationToken,
+    tracker: tokio_util::task::TaskTracker,
+}
+
+impl SessionRuns {
+    /// Cancels every run and waits until all have ended, at most `limit`; false
+    /// when some had not ended by then. Called when the session ends however it
+    /// ends (`exit` with or without `shutdown`, the input closing), so that no run
+    /// and no process a run started outlives the server.
+    pub async fn end(&self, limit: std::time::Duration) -> bool {
+        self.cancel.cancel();
+        self.tracker.close();
+        tokio::time::timeout(limit, self.tracker.wait())
+            .await
+            .is_ok()
+    }
+}
+
 impl Runner {
-    /// The runs of a session talking to `client`.
+    /// The runs of a session talking to `client`; `session` ends them all when the
+    /// session ends.
     pub fn new(
         client: Client,
         documents: Arc<Documents>,
         publisher: Publisher,
         gates: Gates,
+        session: SessionRuns,
     ) -> Self {
         Runner {
             client,
@@ -123,7 +148,8 @@ impl Runner {
             gates,
             next: AtomicU64::new(0),
             active: Mutex::new(HashMap::new()),
-            shutdown: CancellationToken::new(),
+            shutdown: session.cancel.clone(),
+            session,
             progress: AtomicBool::new(false),
             encoding: OnceLock::new(),
             runtime: runtime::RunRuntime::new(),
@@ -175,11 +201,12 @@ impl Runner {
         let gate = self.gates.gate(&run_id);
         let runner = Arc::clone(self);
         let id = run_id.clone();
-        self.runtime.spawn(async move {
+        let run = async move {
             gate.opened().await;
             runner.lifecycle(&id, job, &cancel).await;
             runner.active().remove(&id);
-        });
+        };
+        self.runtime.spawn(self.session.tracker.track_future(run));
         run_id
     }
 

@@ -51,9 +51,15 @@ pub async fn drive(
     mut ended: oneshot::Receiver<String>,
 ) {
     let token = token(&run_id);
-    let create = client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-        token: token.clone(),
-    });
+    // Detached: the run may end before the client answers (tower-lsp would die
+    // of an answer to a dropped request).
+    let create =
+        crate::client_request::answer(crate::client_request::detached::<WorkDoneProgressCreate>(
+            &client,
+            WorkDoneProgressCreateParams {
+                token: token.clone(),
+            },
+        ));
     let created = tokio::select! {
         created = tokio::time::timeout(CREATE_TIMEOUT, create) => matches!(created, Ok(Ok(()))),
         _ = &mut ended => false,
