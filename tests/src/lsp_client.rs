@@ -72,9 +72,18 @@ impl LspClient {
 
     /// Starts `program lsp` (another build of `promptforge`, for benchmarks).
     pub fn start_binary(program: &std::path::Path, env: &[(&str, &str)]) -> Self {
+        Self::start_command(program, &["lsp"], env)
+    }
+
+    /// Starts `promptforge ARGS...` (`lsp` and its flags).
+    pub fn start_with_args(args: &[&str]) -> Self {
+        Self::start_command(binary(), args, &[])
+    }
+
+    fn start_command(program: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(program);
         command
-            .arg("lsp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

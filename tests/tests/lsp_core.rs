@@ -22,6 +22,16 @@ fn syntax_view(diagnostics: &[Value]) -> Vec<agreement::Agreed> {
     agreement::published(diagnostics)
 }
 
+/// `--stdio`, which `vscode-languageclient` and other clients pass, is accepted
+/// and changes nothing (`editor.md`).
+#[test]
+fn the_stdio_flag_is_accepted() {
+    let mut client = LspClient::start_with_args(&["lsp", "--stdio"]);
+    let result = client.initialize(json!({}));
+    assert_eq!(result["serverInfo"]["name"], "promptforge");
+    assert_eq!(client.shutdown(), Some(0));
+}
+
 #[test]
 fn initialize_announces_utf16_by_default_and_utf8_when_offered() {
     let mut client = LspClient::start_with_env(&[]);

@@ -53,7 +53,7 @@ pub enum Command {
     /// cannot be read.
     Check(CheckArgs),
     /// Serve the Language Server Protocol on stdin/stdout for editors.
-    Lsp,
+    Lsp(LspArgs),
     /// Run a prompt: the result alone on stdout, problems and the run log on stderr.
     ///
     /// ARGS joined by spaces become the prompt's `args`. Exit status: 0 when the run
@@ -276,4 +276,13 @@ mod tests {
         let dangling = parsed(&["p.md", "x", "--record"]);
         assert_eq!(dangling.args, ["x", "--record"]);
     }
+}
+
+/// `promptforge lsp`'s flags.
+#[derive(Debug, Args)]
+pub struct LspArgs {
+    /// Accepted and ignored: the server always speaks on stdin/stdout
+    /// (`vscode-languageclient` and other clients pass it).
+    #[arg(long)]
+    pub stdio: bool,
 }

@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match &cli.command {
         Command::Check(args) => check::run(args, &cli.global),
-        Command::Lsp => lsp::run(),
+        Command::Lsp(_) => lsp::run(),
         Command::Catalog(args) => catalog::run(args, &cli.global),
         Command::Run(args) => run::run(args, &cli.global),
         Command::Test(args) => test::run(args, &cli.global),
