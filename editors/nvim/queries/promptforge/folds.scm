@@ -1,0 +1,6 @@
+; Foldable regions of PromptForge prompt files.
+
+[
+  (frontmatter)
+  (fenced_code_block)
+] @fold

@@ -1,0 +1,40 @@
+-- Neovim 0.11+: without setup(), lsp/promptforge.lua serves
+-- vim.lsp.enable('promptforge'): prompts and test files attach, other Markdown
+-- does not, and the run handlers come with the configuration.
+local H = require('helpers')
+
+if vim.fn.has('nvim-0.11') == 0 then
+  io.stdout:write('enable: skipped (Neovim ' .. tostring(vim.version()) .. ' has no vim.lsp.enable)\n')
+  vim.cmd('qall!')
+  return
+end
+
+local dir = H.scratch({
+  ['p.md'] = H.prompt("return 'enabled'"),
+  ['notes.md'] = '# Notes\n\nNo frontmatter here.\n',
+  ['p.test.yaml'] = 'cases:\n  - name: one\n    expect:\n      result: "enabled"\n',
+})
+
+H.run('enable', {
+  { 'lsp/promptforge.lua is the config vim.lsp.config finds', function()
+    local cfg = vim.lsp.config.promptforge
+    H.eq({ 'promptforge', 'lsp' }, cfg.cmd, 'default cmd')
+    H.eq({ 'promptforge.toml', '.git' }, cfg.root_markers, 'root markers')
+    assert(type(cfg.root_dir) == 'function' and cfg.handlers['promptforge/ask'], vim.inspect(cfg))
+  end },
+
+  { "vim.lsp.enable('promptforge') attaches prompts and tests, not other Markdown", function()
+    vim.lsp.config('promptforge', { cmd = { H.bin, 'lsp' } })
+    vim.lsp.enable('promptforge')
+    local buf, client = H.open(dir .. '/p.md')
+    H.eq(vim.fs.normalize(dir), vim.fs.normalize(client.root_dir), 'root')
+    local _, same = H.open(dir .. '/p.test.yaml')
+    H.eq(client.id, same.id, 'one server per root')
+    vim.cmd.edit(dir .. '/notes.md')
+    H.eq(0, #vim.lsp.get_clients({ bufnr = 0 }), 'clients of notes.md')
+    -- The commands and the runEvent handler work with this configuration too.
+    vim.api.nvim_set_current_buf(buf)
+    vim.cmd('PromptForgeRun')
+    H.wait_output(buf, 'Result:\nenabled')
+  end },
+})
