@@ -1,0 +1,364 @@
+// The end-to-end test: the packaged .vsix in real VS Code (code-server in
+// headless Chromium, driven by playwright-core) with the real `promptforge`
+// binary. It reads the editor's state through the extension's e2e command
+// (see src/e2e.ts) and takes screenshots into $PROMPTFORGE_ARTIFACTS.
+//
+// Env: PROMPTFORGE_BIN (default ../../target/release/promptforge from
+// editors/vscode), PROMPTFORGE_ARTIFACTS (default target/editor-artifacts/vscode),
+// PF_EDITORS_CACHE (where ci.sh installed code-server and playwright-core),
+// PROMPTFORGE_VSIX (default editors/vscode/promptforge-VERSION.vsix).
+
+import { spawn, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = path.resolve(here, '..');
+const root = path.resolve(extensionDir, '../..');
+const bin = path.resolve(extensionDir, process.env.PROMPTFORGE_BIN ?? '../../target/release/promptforge');
+const artifacts = path.resolve(process.env.PROMPTFORGE_ARTIFACTS ?? path.join(root, 'target/editor-artifacts/vscode'));
+const cache = path.resolve(process.env.PF_EDITORS_CACHE ?? path.join(root, 'target/editors'));
+const { version } = JSON.parse(fs.readFileSync(path.join(extensionDir, 'package.json'), 'utf8'));
+const vsix = path.resolve(process.env.PROMPTFORGE_VSIX ?? path.join(extensionDir, `promptforge-${version}.vsix`));
+const tools = path.join(cache, 'e2e-tools');
+const { chromium } = createRequire(path.join(tools, 'package.json'))('playwright-core');
+const codeServer = path.join(tools, 'node_modules/code-server/out/node/entry.js');
+
+const work = path.join(cache, 'e2e-run');
+const dirs = {
+  user: path.join(work, 'user-data'),
+  extensions: path.join(work, 'extensions'),
+  workspace: path.join(work, 'workspace'),
+  rpc: path.join(work, 'rpc'),
+};
+const config = path.join(work, 'config.yaml');
+// code-server, VS Code and Chromium write logs and ids under these: keep them
+// in the run's folder, out of ~/.config, ~/.local and ~/.cache.
+for (const [name, dir] of [['XDG_CONFIG_HOME', 'xdg/config'], ['XDG_DATA_HOME', 'xdg/data'], ['XDG_CACHE_HOME', 'xdg/cache']]) {
+  process.env[name] = path.join(work, dir);
+}
+const started = Date.now();
+
+function log(message) {
+  console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+}
+
+/** Polls `check` until it returns a truthy value; fails after `timeoutMs`. */
+async function waitFor(what, check, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${String(last?.stack ?? JSON.stringify(last))}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+const prompt = (name, frontmatter, body) =>
+  `---\nname: ${name}\ndescription: ${name} for the e2e test\npromptforge: 0\n${frontmatter}---\n\n# ${name}\n\n${body}`;
+
+/** The workspace: two examples, the tools' Host config and three prompts of its own. */
+function makeWorkspace() {
+  fs.rmSync(work, { recursive: true, force: true });
+  Object.values(dirs).forEach((dir) => fs.mkdirSync(dir, { recursive: true }));
+  fs.mkdirSync(path.join(dirs.user, 'User'), { recursive: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  const ws = dirs.workspace;
+  for (const file of ['word-stats.md', 'word-stats.test.yaml']) fs.copyFileSync(path.join(root, 'examples', file), path.join(ws, file));
+  for (const file of ['promptforge.toml', 'page-fetcher.md']) fs.copyFileSync(path.join(root, 'examples/tools', file), path.join(ws, file));
+  fs.writeFileSync(
+    path.join(ws, 'broken.md'),
+    prompt('broken', 'plugins:\n  - promptforge/web\ntools:\n  grab: promptforge/web/fetchh\n', "```lua\nreturn tools.call('grab', { url = args })\n```\n"),
+  );
+  // The loop runs in a folder whose Host config lifts the instruction budget,
+  // so only the Stop ends it.
+  fs.mkdirSync(path.join(ws, 'spin'));
+  fs.writeFileSync(path.join(ws, 'spin/promptforge.toml'), '[limits]\nlua_instructions = 1000000000000000\n');
+  fs.writeFileSync(path.join(ws, 'spin/loop.pf.md'), prompt('loop', '', '## Go\n\n```lua\nwhile true do end\n```\n'));
+  fs.writeFileSync(path.join(ws, 'ask.pf.md'), prompt('ask', '', "```lua\nreturn 'answer: ' .. input.ask('Your name?')\n```\n"));
+  fs.writeFileSync(config, 'auth: none\ncert: false\n');
+  const settings = {
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    'editor.hover.delay': 200,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'promptforge.server.path': bin,
+  };
+  fs.writeFileSync(path.join(dirs.user, 'User/settings.json'), JSON.stringify(settings, null, 2));
+}
+
+const commonArgs = () => ['--config', config, '--user-data-dir', dirs.user, '--extensions-dir', dirs.extensions];
+
+async function main() {
+  if (!fs.existsSync(bin)) throw new Error(`no promptforge binary at ${bin} (set PROMPTFORGE_BIN)`);
+  if (!fs.existsSync(vsix)) throw new Error(`no .vsix at ${vsix}`);
+  makeWorkspace();
+  execFileSync(process.execPath, [codeServer, ...commonArgs(), '--install-extension', vsix], { stdio: 'inherit' });
+  log('extension installed');
+
+  const port = await freePort();
+  const server = spawn(
+    process.execPath,
+    [codeServer, ...commonArgs(), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
+      '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', dirs.workspace],
+    { env: { ...process.env, PROMPTFORGE_E2E_DIR: dirs.rpc }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  const serverLog = fs.createWriteStream(path.join(work, 'code-server.log'));
+  server.stdout.pipe(serverLog);
+  server.stderr.pipe(serverLog);
+  let browser;
+  try {
+    await waitFor('code-server /healthz', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
+    log(`code-server up on port ${port}`);
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    log('workbench up');
+    try {
+      await checks(page);
+    } catch (error) {
+      await page.screenshot({ path: path.join(artifacts, 'failure.png') }).catch(() => undefined);
+      throw error;
+    }
+    log('all checks passed');
+  } finally {
+    await browser?.close().catch(() => undefined);
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {}
+  }
+}
+
+/**
+ * Runs a command from the command palette by its exact title (or, with
+ * `run` false, only waits until the palette offers it).
+ */
+async function palette(page, title, { timeout = 15000, run = true } = {}) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+Shift+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill('>' + title);
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const label = (row) => row.locator('.label-name').first().innerText({ timeout: 1000 }).catch(() => '');
+  await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: exact }).first().waitFor({ state: 'visible', timeout });
+  if (!run) {
+    await page.keyboard.press('Escape');
+    return;
+  }
+  for (let tries = 0; tries < 20; tries++) {
+    const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+    if (exact.test((await label(focused)).trim())) {
+      await input.press('Enter');
+      return;
+    }
+    await input.press('ArrowDown');
+  }
+  throw new Error(`the palette did not select ${title}`);
+}
+
+let rpcId = 0;
+/** Asks the extension (src/e2e.ts) for something through the palette. */
+async function rpc(page, request) {
+  const id = ++rpcId;
+  const response = path.join(dirs.rpc, 'response.json');
+  fs.rmSync(response, { force: true });
+  fs.writeFileSync(path.join(dirs.rpc, 'request.json'), JSON.stringify({ id, ...request }));
+  await palette(page, 'PromptForge (e2e): Answer End-to-End Request');
+  const answer = await waitFor(`the answer to ${JSON.stringify(request)}`, () => {
+    if (!fs.existsSync(response)) return undefined;
+    const parsed = JSON.parse(fs.readFileSync(response, 'utf8'));
+    return parsed.id === id ? parsed : undefined;
+  }, 15000);
+  if (answer.error) throw new Error(`${request.op}: ${answer.error}`);
+  return answer.result;
+}
+
+async function output(page) {
+  return rpc(page, { op: 'output' });
+}
+
+async function shot(page, name) {
+  const file = path.join(artifacts, name);
+  await page.screenshot({ path: file });
+  log(`screenshot ${file}`);
+}
+
+async function openPrompt(page, file, line = 0, character = 0) {
+  const full = path.join(dirs.workspace, file);
+  await rpc(page, { op: 'open', path: full, line, character });
+  await waitFor(`${file} to get the promptforge language`, async () => {
+    const state = await rpc(page, { op: 'state' });
+    return state.uri?.endsWith('/' + file) && state.languageId === 'promptforge';
+  });
+  return full;
+}
+
+/** The zero-based line of a workspace file that matches `pattern`. */
+function lineOf(file, pattern) {
+  const line = fs.readFileSync(path.join(dirs.workspace, file), 'utf8').split('\n').findIndex((l) => pattern.test(l));
+  if (line < 0) throw new Error(`no line of ${file} matches ${pattern}`);
+  return line;
+}
+
+async function checks(page) {
+  await waitFor('the extension to activate (its e2e command in the palette)', () =>
+    palette(page, 'PromptForge (e2e): Answer End-to-End Request', { timeout: 1000, run: false }).then(() => true), 60000);
+  log('extension active');
+
+  // 1. A prompt with errors: its diagnostics in the Problems data and panel.
+  const broken = await openPrompt(page, 'broken.md', 7, 8);
+  const diagnostics = await waitFor('the diagnostics of broken.md', async () => {
+    const list = await rpc(page, { op: 'diagnostics', path: broken });
+    return list.some((d) => d.code === 'RequirementsUnmet') ? list : undefined;
+  });
+  const unmet = diagnostics.find((d) => d.code === 'RequirementsUnmet');
+  if (unmet.range.start.line !== 7 || !unmet.message.includes('promptforge/web/fetchh')) {
+    throw new Error(`unexpected diagnostic ${JSON.stringify(unmet)}`);
+  }
+  log(`diagnostic at line ${unmet.range.start.line + 1}: ${unmet.message}`);
+  await rpc(page, { op: 'command', command: 'workbench.actions.view.problems' });
+  await page.locator('.markers-panel', { hasText: 'promptforge/web/fetchh' }).first().waitFor({ state: 'visible' });
+  await shot(page, 'problems.png');
+
+  // 2. Hover on an alias: the web Plugin's fetch tool and its catalog description.
+  const aliasLine = lineOf('page-fetcher.md', /^  fetch:/);
+  const fetcher = await openPrompt(page, 'page-fetcher.md', aliasLine, 3);
+  const hover = await waitFor('a hover on the alias fetch', async () => {
+    const texts = await rpc(page, { op: 'hover', path: fetcher, line: aliasLine, character: 3 });
+    return texts.find((t) => t.includes('Fetch one web page by its http or https URL'));
+  });
+  log(`hover: ${hover.split('\n')[0]}`);
+  await rpc(page, { op: 'command', command: 'editor.action.showHover' });
+  await page.locator('.monaco-hover', { hasText: 'Fetch one web page' }).first().waitFor({ state: 'visible' });
+  await shot(page, 'hover.png');
+  await page.keyboard.press('Escape');
+
+  // 3. Run with arguments (the input box), the result in the output channel.
+  await openPrompt(page, 'word-stats.md');
+  await palette(page, 'PromptForge: Run with Arguments…');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget', { hasText: 'The argument string of the run' }).waitFor({ state: 'visible' });
+  await input.fill('The quick brown fox');
+  await input.press('Enter');
+  await waitFor('the run result in the output channel', async () =>
+    (await output(page)).includes('4 words, 16 letters, 4.0 letters per word'));
+  await page.locator('.output-view, .monaco-editor', { hasText: '4 words, 16 letters' }).first().waitFor({ state: 'visible' });
+  await shot(page, 'run-output.png');
+  log('run result in the output channel');
+
+  // 4. Run the tests: the summary.
+  await openPrompt(page, 'word-stats.md');
+  await palette(page, 'PromptForge: Run Tests');
+  await waitFor('the test summary', async () => (await output(page)).includes('5 passed, 0 failed'), 60000);
+  log('test summary in the output channel');
+
+  // 4b. A test file is served too: Run Tests from it, and a `Run test` lens's
+  // command (promptforge.test with a case) through the client.
+  const tests = path.join(dirs.workspace, 'word-stats.test.yaml');
+  await rpc(page, { op: 'open', path: tests });
+  await waitFor('the test file to be active', async () => (await rpc(page, { op: 'state' })).uri?.endsWith('/word-stats.test.yaml'));
+  await palette(page, 'PromptForge: Run Tests');
+  await waitFor('the test file run', async () => (await output(page)).includes('▶ Test word-stats.test.yaml'), 60000);
+  const uri = (await rpc(page, { op: 'state' })).uri;
+  await rpc(page, { op: 'command', command: 'promptforge.test', args: [{ uri, case: 'counts four words' }] });
+  await waitFor('the one-case run', async () =>
+    /▶ Test word-stats.test.yaml \(case "counts four words"\)[^▶]*1 passed, 0 failed/.test(await output(page)), 60000);
+  log('test file runs: all cases and one case');
+
+  // 5. promptforge/ask answered with an input box.
+  await openPrompt(page, 'ask.pf.md');
+  await palette(page, 'PromptForge: Run');
+  await page.locator('.quick-input-widget', { hasText: 'Your name?' }).waitFor({ state: 'visible' });
+  await input.fill('Ada');
+  await input.press('Enter');
+  await waitFor('the answer in the result', async () => (await output(page)).includes('answer: Ada'));
+  log('input.ask answered');
+
+  // 6. Stop a run that loops forever: the Cancelled failure. Its progress
+  // notification is the server's work-done progress: the title `Running loop`
+  // (the prompt's name; the extension itself would name the file) and the
+  // report `section: Go`, and no status-bar progress of the client for it.
+  const progressToast = page.locator('.notification-toast', { hasText: 'Running loop' }).filter({ hasText: 'section: Go' }).first();
+  await openPrompt(page, 'spin/loop.pf.md');
+  await palette(page, 'PromptForge: Run');
+  await waitFor('the loop run to start', async () => (await output(page)).includes('▶ Run loop.pf.md'));
+  await page.locator('.statusbar-item', { hasText: 'PromptForge: 1 run' }).first().waitFor({ state: 'visible' });
+  await progressToast.waitFor({ state: 'visible' });
+  const toastText = (await progressToast.innerText()).replace(/\s+/g, ' ');
+  if (toastText.includes('loop.pf.md')) throw new Error(`the progress notification is not the server's: ${toastText}`);
+  if ((await page.locator('.statusbar-item', { hasText: 'Running loop' }).count()) !== 0) {
+    throw new Error('the server progress shows in the status bar too');
+  }
+  log(`the server's progress notification: ${toastText}`);
+  await shot(page, 'run-progress.png');
+  await palette(page, 'PromptForge: Stop');
+  await waitFor('the Cancelled failure', async () => /✘ Failed: Cancelled/.test(await output(page)));
+  await progressToast.waitFor({ state: 'hidden' });
+  log('the loop run was stopped, its progress notification closed');
+
+  // 7. The Cancel button of the server's progress notification cancels a run
+  // too (window/workDoneProgress/cancel).
+  await palette(page, 'PromptForge: Run');
+  await progressToast.waitFor({ state: 'visible' });
+  await progressToast.getByRole('button', { name: 'Cancel' }).click();
+  await waitFor('a second Cancelled failure', async () =>
+    ((await output(page)).match(/✘ Failed: Cancelled/g) ?? []).length === 2);
+  log('the progress notification cancelled the run');
+
+  // 8. The settings: a binary that is not there gives the error with the
+  // install instructions; setting it back and Restart Server bring it back.
+  const unmetIn = async (file) =>
+    (await rpc(page, { op: 'diagnostics', path: file })).some((d) => d.code === 'RequirementsUnmet');
+  await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: '/nowhere/promptforge' });
+  const missing = page.locator('.notification-toast', { hasText: '"/nowhere/promptforge" was not found' }).first();
+  await missing.waitFor({ state: 'visible' });
+  await missing.getByRole('button', { name: 'Install Instructions' }).waitFor({ state: 'visible' });
+  await waitFor('the stopped server to take its diagnostics away', async () => !(await unmetIn(broken)));
+  log('a missing binary is reported');
+  await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: bin });
+  await waitFor('the server to come back with the diagnostics', () => unmetIn(broken));
+  await palette(page, 'PromptForge: Restart Server');
+  await waitFor('the restarted server to publish the diagnostics', () => unmetIn(broken));
+  log('the server restarts on a settings change and on Restart Server');
+  fs.writeFileSync(path.join(artifacts, 'output.txt'), await output(page));
+}
+
+main().catch((error) => {
+  console.error(`[e2e] FAILED: ${error.stack ?? error}`);
+  console.error(`[e2e] code-server log: ${path.join(work, 'code-server.log')}`);
+  process.exit(1);
+});

@@ -1,0 +1,313 @@
+// The PromptForge extension: starts `promptforge lsp`, gives prompt files the
+// `promptforge` language, and runs prompts and their tests (editor.md §2, §3).
+
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  State,
+  TransportKind,
+  WorkDoneProgressCancelNotification,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { runArgument, runKindOf, testArgument, uriOfArgument } from './logic/args.mts';
+import { resolveServer, serverArgs } from './logic/binary.mts';
+import { baseName, isPromptFileName, isPromptText } from './logic/detect.mts';
+import { type RunEvent, RunLog, type RunStart, summary } from './logic/events.mts';
+import { e2eRequest } from './e2e.ts';
+import { ServerProgress } from './logic/progress.mts';
+import { progressMiddleware, showProgress } from './progress.ts';
+
+let client: LanguageClient | undefined;
+let output: Output;
+let runLog: RunLog;
+let status: vscode.StatusBarItem;
+let serverChannel: vscode.OutputChannel;
+let extensionUri: vscode.Uri;
+// The server's progress notifications (their Cancel cancels the run).
+const progress = new ServerProgress({
+  show: showProgress,
+  cancel: (token) => void client?.sendNotification(WorkDoneProgressCancelNotification.type, { token }),
+});
+
+/** The `PromptForge` output channel, keeping its text for the tests. */
+class Output {
+  readonly channel = vscode.window.createOutputChannel('PromptForge');
+  text = '';
+  append(line: string): void {
+    this.text += line + '\n';
+    this.channel.appendLine(line);
+  }
+}
+
+/** Starts the extension: the language, the commands and the server. */
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionUri = context.extensionUri;
+  output = new Output();
+  serverChannel = vscode.window.createOutputChannel('PromptForge Language Server');
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  status.command = 'promptforge.stop';
+  status.tooltip = 'Stop the PromptForge runs';
+  runLog = new RunLog({ append: (text) => output.append(text), ended });
+  context.subscriptions.push(output.channel, serverChannel, status);
+
+  const command = (name: string, handler: (...args: any[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(name, handler));
+  command('promptforge.runPrompt', (arg?: unknown) => startRun('run', arg));
+  command('promptforge.runWithArguments', runWithArguments);
+  command('promptforge.runTests', (arg?: unknown) => startRun('test', arg));
+  command('promptforge.stop', stopRuns);
+  command('promptforge.restartServer', restart);
+  command('promptforge.internal.diagnostics', diagnosticsOf);
+  command('promptforge.internal.outputText', () => output.text);
+  command('promptforge.internal.hover', hoverAt);
+  command('promptforge.internal.e2e', () => e2eRequest(process.env.PROMPTFORGE_E2E_DIR ?? ''));
+  void vscode.commands.executeCommand('setContext', 'promptforge.e2e', !!process.env.PROMPTFORGE_E2E_DIR);
+
+  context.subscriptions.push(
+    vscode.workspace.onDidOpenTextDocument(classify),
+    vscode.workspace.onDidSaveTextDocument(classify),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('promptforge.server') || e.affectsConfiguration('promptforge.trace')) {
+        void restart();
+      }
+    }),
+  );
+  vscode.workspace.textDocuments.forEach(classify);
+  await startClient();
+}
+
+/** Stops the server. */
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}
+
+/** Gives a Markdown document that is a prompt the `promptforge` language. */
+function classify(document: vscode.TextDocument): void {
+  if (document.languageId !== 'markdown') return;
+  if (isPromptFileName(document.fileName) || isPromptText(document.getText())) {
+    void vscode.languages.setTextDocumentLanguage(document, 'promptforge');
+  }
+}
+
+async function startClient(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('promptforge');
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const resolved = resolveServer({
+    setting: config.get<string>('server.path', 'promptforge'),
+    envPath: process.env.PATH ?? '',
+    workspaceFolder: folder,
+    platform: process.platform,
+    isExecutable: (file) => {
+      try {
+        fs.accessSync(file, fs.constants.X_OK);
+        return fs.statSync(file).isFile();
+      } catch {
+        return false;
+      }
+    },
+  });
+  if (!resolved.ok) {
+    serverChannel.appendLine(resolved.message);
+    void vscode.window
+      .showErrorMessage(resolved.message, 'Install Instructions', 'Open Settings')
+      .then((choice) => {
+        if (choice === 'Install Instructions') {
+          const readme = vscode.Uri.joinPath(extensionUri, 'README.md');
+          void vscode.commands.executeCommand('markdown.showPreview', readme);
+        } else if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'promptforge.server');
+        }
+      });
+    return;
+  }
+  const serverOptions: ServerOptions = {
+    command: resolved.path,
+    args: serverArgs(config.get('server.extraArgs')),
+    // The client adds `--stdio` after the arguments.
+    transport: TransportKind.stdio,
+    options: folder ? { cwd: folder } : undefined,
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { language: 'promptforge' },
+      { language: 'yaml', pattern: '**/*.test.yaml' },
+    ],
+    outputChannel: serverChannel,
+    middleware: {
+      ...progressMiddleware(progress),
+      // The lenses run `promptforge.run`/`promptforge.test` through here.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        const kind = runKindOf(command);
+        if (kind) ranWith(kind, args[0], result);
+        return result;
+      },
+    },
+  };
+  const started = new LanguageClient('promptforge', 'PromptForge', serverOptions, clientOptions);
+  started.onNotification('promptforge/runEvent', (p: { runId: string; event: RunEvent }) =>
+    runLog.event(p.runId, p.event),
+  );
+  started.onRequest('promptforge/ask', async (p: { runId: string; question: string }) => {
+    const answer = await vscode.window.showInputBox({
+      title: 'PromptForge asks',
+      prompt: p.question,
+      ignoreFocusOut: true,
+    });
+    return answer === undefined ? null : { answer };
+  });
+  started.onDidChangeState(({ newState }) => {
+    // The server went (a crash too): its runs will send nothing more.
+    if (newState === State.Stopped) {
+      runLog.abandon('the language server stopped');
+      progress.clear();
+      updateStatus();
+    }
+  });
+  client = started;
+  try {
+    await started.start();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`PromptForge: the language server did not start: ${error}`);
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const old = client;
+  client = undefined;
+  runLog.abandon('the language server stopped');
+  progress.clear();
+  updateStatus();
+  if (old) await old.stop().catch(() => undefined);
+}
+
+async function restart(): Promise<void> {
+  await stopClient();
+  await startClient();
+}
+
+/** Records a run the server started (its answer `{runId}`). */
+function ranWith(kind: 'run' | 'test', argument: any, result: unknown): void {
+  const runId = (result as { runId?: unknown } | undefined)?.runId;
+  if (typeof runId !== 'string') return;
+  const start: RunStart = {
+    kind,
+    file: baseName(String(argument?.uri ?? '')),
+    args: typeof argument?.args === 'string' ? argument.args : undefined,
+    caseName: typeof argument?.case === 'string' ? argument.case : undefined,
+  };
+  output.channel.show(true);
+  runLog.started(runId, start);
+  updateStatus();
+}
+
+function targetUri(arg: unknown): string | undefined {
+  return uriOfArgument(arg) ?? vscode.window.activeTextEditor?.document.uri.toString();
+}
+
+/** Runs a prompt (`run`) or its tests (`test`) through the server. */
+async function startRun(kind: 'run' | 'test', arg?: unknown, args?: string): Promise<unknown> {
+  const uri = targetUri(arg);
+  if (!client?.isRunning()) {
+    void vscode.window.showErrorMessage('PromptForge: the language server is not running.');
+    return undefined;
+  }
+  if (!uri) {
+    void vscode.window.showErrorMessage('PromptForge: open a prompt first.');
+    return undefined;
+  }
+  const caseName = (arg as { case?: unknown } | undefined)?.case;
+  const argument =
+    kind === 'run'
+      ? runArgument(uri, args)
+      : testArgument(uri, typeof caseName === 'string' ? caseName : undefined);
+  const command = kind === 'run' ? 'promptforge.run' : 'promptforge.test';
+  try {
+    const result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
+    ranWith(kind, argument, result);
+    return result;
+  } catch (error) {
+    void vscode.window.showErrorMessage(`PromptForge: ${error instanceof Error ? error.message : error}`);
+    return undefined;
+  }
+}
+
+/** Asks for the argument string, then runs the prompt with it. */
+async function runWithArguments(arg?: unknown): Promise<unknown> {
+  const uri = targetUri(arg);
+  const args = await vscode.window.showInputBox({
+    title: `Run ${uri ? baseName(uri) : 'the prompt'}`,
+    prompt: 'The argument string of the run',
+    ignoreFocusOut: true,
+  });
+  if (args === undefined) return undefined;
+  return startRun('run', uri, args);
+}
+
+/** Cancels every run going on. */
+async function stopRuns(): Promise<void> {
+  const runs = runLog.active();
+  if (runs.length === 0 || !client) {
+    void vscode.window.showInformationMessage('PromptForge: no run is going on.');
+    return;
+  }
+  await Promise.all(runs.map(cancelRun));
+}
+
+/** Asks the server to cancel one run. */
+async function cancelRun(runId: string): Promise<void> {
+  try {
+    await client?.sendRequest(ExecuteCommandRequest.type, { command: 'promptforge.cancel', arguments: [{ runId }] });
+  } catch (error) {
+    void vscode.window.showErrorMessage(`PromptForge: the cancel failed: ${error}`);
+  }
+}
+
+function ended(_runId: string, start: RunStart | undefined, event: RunEvent): void {
+  updateStatus();
+  const text = summary(start, event);
+  if (event.type === 'finished') void vscode.window.showInformationMessage(text);
+  else if (event.type === 'failed' && event.kind === 'Cancelled') void vscode.window.showWarningMessage(text);
+  else void vscode.window.showErrorMessage(text);
+}
+
+function updateStatus(): void {
+  const count = runLog.active().length;
+  void vscode.commands.executeCommand('setContext', 'promptforge.running', count > 0);
+  if (count === 0) {
+    status.hide();
+    return;
+  }
+  status.text = `$(sync~spin) PromptForge: ${count} run${count === 1 ? '' : 's'} (click to stop)`;
+  status.show();
+}
+
+/** The diagnostics of a document (a URI string), as plain data. */
+export function diagnosticsOf(uri: string): unknown[] {
+  return vscode.languages.getDiagnostics(vscode.Uri.parse(uri)).map((d) => ({
+    message: d.message,
+    severity: vscode.DiagnosticSeverity[d.severity],
+    code: typeof d.code === 'object' ? d.code.value : d.code,
+    source: d.source,
+    range: {
+      start: { line: d.range.start.line, character: d.range.start.character },
+      end: { line: d.range.end.line, character: d.range.end.character },
+    },
+  }));
+}
+
+/** The hover texts at a place of a document (a URI string), as plain strings. */
+export async function hoverAt(uri: string, line: number, character: number): Promise<string[]> {
+  const hovers =
+    (await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      vscode.Uri.parse(uri),
+      new vscode.Position(line, character),
+    )) ?? [];
+  return hovers.flatMap((h) =>
+    h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : String(c))),
+  );
+}
