@@ -17,7 +17,7 @@ pub struct Cli {
 }
 
 /// The common flags of `host.md` §4 (`--format` is each command's own).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Host configuration file (TOML); otherwise one is looked for (`$PROMPTFORGE_CONFIG`,
     /// `promptforge.toml` upward from the prompt, the user's config file).
@@ -54,6 +54,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Serve the Language Server Protocol on stdin/stdout for editors.
     Lsp(LspArgs),
+    /// Serve the Debug Adapter Protocol on stdin/stdout for editors' debuggers
+    /// (launch runs a prompt as `run` does; breakpoints are not available yet).
+    Dap,
     /// Run a prompt: the result alone on stdout, problems and the run log on stderr.
     ///
     /// ARGS joined by spaces become the prompt's `args`. Exit status: 0 when the run

@@ -7,6 +7,7 @@
 mod catalog;
 mod check;
 mod cli;
+mod dap;
 mod exit;
 mod files;
 mod host_setup;
@@ -27,6 +28,7 @@ fn main() -> ExitCode {
     let status = match &cli.command {
         Command::Check(args) => check::run(args, &cli.global),
         Command::Lsp(_) => lsp::run(),
+        Command::Dap => dap::run(&cli.global),
         Command::Catalog(args) => catalog::run(args, &cli.global),
         Command::Run(args) => run::run(args, &cli.global),
         Command::Test(args) => test::run(args, &cli.global),

@@ -4,7 +4,7 @@
 
 mod input;
 mod record;
-mod report;
+pub(crate) mod report;
 mod status;
 
 use std::io::{self, IsTerminal, Read, Write};

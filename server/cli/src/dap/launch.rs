@@ -1,0 +1,170 @@
+//! `launch`: the prompt the client names, run exactly as `promptforge run` runs
+//! it (the text on disk, the same configuration discovery and Host, the seed),
+//! with the run's log and its outcome sent to the client as `output` events.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use promptforge_engine::run::{run_text, RunEvents, RunOptions};
+use promptforge_engine::{RunErrorKind, Store};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::GlobalArgs;
+use crate::dap::protocol::Outgoing;
+use crate::host_setup;
+
+/// `launch`'s arguments (other keys a client adds, such as `type`, `name` and
+/// `request`, are ignored).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchArguments {
+    /// The prompt file.
+    pub program: PathBuf,
+    /// The argument string, or words joined by spaces (as `run`'s ARGS).
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// The seed (as `--seed`).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// The configuration file (as `--config`).
+    #[serde(default)]
+    pub config: Option<PathBuf>,
+}
+
+impl LaunchArguments {
+    /// Reads `launch`'s arguments; the error is the response's message.
+    pub fn parse(arguments: &Value) -> Result<Self, String> {
+        let launch: LaunchArguments = serde_json::from_value(arguments.clone())
+            .map_err(|e| format!("invalid launch arguments: {e}"))?;
+        launch.argument_string()?;
+        Ok(launch)
+    }
+
+    fn argument_string(&self) -> Result<String, String> {
+        match &self.args {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(text)) => Ok(text.clone()),
+            Some(Value::Array(words)) => words
+                .iter()
+                .map(|w| w.as_str().ok_or("\"args\" holds a non-string"))
+                .collect::<Result<Vec<&str>, _>>()
+                .map(|w| w.join(" "))
+                .map_err(str::to_owned),
+            Some(_) => Err("\"args\" is neither a string nor a list of strings".to_owned()),
+        }
+    }
+}
+
+/// The run's events as `output` events: log lines on `stdout`, notices on
+/// `console`.
+struct OutputEvents {
+    out: Outgoing,
+    handle: Handle,
+}
+
+impl OutputEvents {
+    fn output(&self, category: &str, text: String) {
+        let out = self.out.clone();
+        let category = category.to_owned();
+        self.handle.spawn(async move {
+            out.event("output", json!({ "category": category, "output": text }))
+                .await;
+        });
+    }
+}
+
+impl RunEvents for OutputEvents {
+    fn log(&self, line: &str) {
+        self.output("stdout", format!("{line}\n"));
+    }
+
+    fn notice(&self, text: &str) {
+        self.output("console", format!("note: {text}\n"));
+    }
+}
+
+/// Runs the launched prompt until it ends or `cancel` fires, sends its outcome
+/// (`output`, then `exited` with `run`'s exit status), and returns that status.
+/// A prompt that cannot be read or configured is reported the same way.
+pub async fn run(
+    launch: LaunchArguments,
+    global: &GlobalArgs,
+    out: &Outgoing,
+    cancel: CancellationToken,
+) -> i64 {
+    let display = launch.program.display().to_string();
+    let prepared = prepare(&launch, global);
+    let (text, host, store) = match prepared {
+        Ok(parts) => parts,
+        Err(message) => {
+            out.event(
+                "output",
+                json!({ "category": "stderr", "output": format!("{message}\n") }),
+            )
+            .await;
+            return 2;
+        }
+    };
+    let events = Arc::new(OutputEvents {
+        out: out.clone(),
+        handle: Handle::current(),
+    });
+    let options = RunOptions {
+        args: launch.argument_string().unwrap_or_default(),
+        seed: launch.seed,
+        cancel,
+    };
+    let outcome = run_text(&text, Arc::new(host), Arc::new(store), options, events).await;
+    let (category, text, status) = match (&outcome.error, &outcome.result) {
+        (Some(error), _) => {
+            let status = if error.kind == RunErrorKind::Cancelled {
+                130
+            } else {
+                1
+            };
+            let line = crate::run::report::problem_line(&display, error);
+            ("stderr", format!("{line}\n"), status)
+        }
+        (None, Some(result)) => ("stdout", format!("{result}\n"), 0),
+        (None, None) => ("stdout", String::new(), 0),
+    };
+    if !text.is_empty() {
+        out.event("output", json!({ "category": category, "output": text }))
+            .await;
+    }
+    status
+}
+
+/// The prompt's text, its Host and its store, found as `run` finds them; the
+/// error is the line `run` would print.
+fn prepare(
+    launch: &LaunchArguments,
+    global: &GlobalArgs,
+) -> Result<(String, promptforge_engine::host::Host, Store), String> {
+    let display = launch.program.display().to_string();
+    let text = crate::files::read_text(&launch.program)
+        .map_err(|reason| format!("promptforge: {display}: {reason}"))?;
+    if !promptforge_syntax::is_prompt(&text) {
+        let problems = crate::problem::Problem::not_a_prompt(&display, &text);
+        let lines: Vec<String> = problems.iter().map(crate::output::text_line).collect();
+        return Err(lines.join("\n"));
+    }
+    let mut global = global.clone();
+    if launch.config.is_some() {
+        global.config.clone_from(&launch.config);
+    }
+    let dir = host_setup::prompt_dir(&launch.program);
+    let config =
+        host_setup::load_config(&global, Some(dir)).map_err(|e| format!("promptforge: {e}"))?;
+    let host = host_setup::host_of(config).map_err(|e| format!("promptforge: {e}"))?;
+    let store = match &global.store {
+        Some(dir) => {
+            Store::directory(dir).map_err(|e| format!("promptforge: {}: {e}", dir.display()))?
+        }
+        None => Store::in_memory(),
+    };
+    Ok((text, host, store))
+}

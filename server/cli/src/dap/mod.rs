@@ -1,0 +1,81 @@
+//! `promptforge dap`: a Debug Adapter Protocol adapter on stdin/stdout (the
+//! debugger issue). Messages are framed as the language server's are
+//! (`Content-Length`), with the same reader and single writer
+//! ([`promptforge_lsp::framing`]).
+//!
+//! - [`protocol`]: requests, responses and events;
+//! - [`session`]: the requests of one session, in order;
+//! - [`launch`]: running the launched prompt as `promptforge run` does.
+
+mod launch;
+mod protocol;
+mod session;
+
+use std::io::Write;
+
+use promptforge_lsp::framing::{write_frames, FrameReader};
+use tokio::sync::mpsc;
+
+use crate::cli::GlobalArgs;
+use crate::exit::Exit;
+use session::{Next, Session};
+
+/// Serves one debug session on stdin/stdout: exit status 0 after `disconnect`
+/// or the end of the input, 1 when a frame cannot be read, 2 when the runtime
+/// cannot start.
+pub fn run(global: &GlobalArgs) -> Exit {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "promptforge: dap: {error}");
+            return Exit::Usage;
+        }
+    };
+    let exit = runtime.block_on(serve(global.clone()));
+    // The blocked stdin read would otherwise keep the process waiting for input.
+    runtime.shutdown_background();
+    exit
+}
+
+async fn serve(global: GlobalArgs) -> Exit {
+    let (queue, queued) = mpsc::channel(64);
+    let writer = tokio::spawn(write_frames(queued, tokio::io::stdout()));
+    let out = protocol::Outgoing::new(queue);
+    let mut session = Session::new(out.clone(), global);
+    let mut reader = FrameReader::new(tokio::io::stdin());
+    let exit = loop {
+        match reader.next_frame().await {
+            Ok(Some(body)) => match protocol::request_of(&body) {
+                Ok(request) => {
+                    if session.handle(request).await == Next::End {
+                        break Exit::Ok;
+                    }
+                }
+                Err(reason) => {
+                    let line = format!("promptforge: dap: {reason}\n");
+                    out.event(
+                        "output",
+                        serde_json::json!({ "category": "console", "output": line }),
+                    )
+                    .await;
+                }
+            },
+            Ok(None) => {
+                session.stop().await;
+                break Exit::Ok;
+            }
+            Err(fatal) => {
+                session.stop().await;
+                let _ = writeln!(std::io::stderr(), "promptforge: dap: {fatal}");
+                break Exit::Problems;
+            }
+        }
+    };
+    drop(session);
+    drop(out);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+    exit
+}

@@ -1,0 +1,88 @@
+//! The Debug Adapter Protocol's messages as this adapter reads and writes them:
+//! requests in, responses and events out, each numbered by the adapter's own
+//! `seq` (DAP "Base Protocol"). Only the fields the adapter uses are typed.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+/// A request from the client.
+#[derive(Debug, Deserialize)]
+pub struct Request {
+    /// The client's sequence number, echoed as the response's `request_seq`.
+    pub seq: i64,
+    /// The request's name (`initialize`, `launch`, ...).
+    pub command: String,
+    /// Its arguments (absent: `null`).
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+/// Reads a frame's body as a request: the error says why it is none.
+pub fn request_of(body: &[u8]) -> Result<Request, String> {
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the message is not JSON: {e}"))?;
+    if value.get("type").and_then(Value::as_str) != Some("request") {
+        return Err("the message is not a request".to_owned());
+    }
+    serde_json::from_value(value).map_err(|e| format!("the request is malformed: {e}"))
+}
+
+/// The writer of the adapter's messages: numbers them and queues them for the
+/// one task that writes stdout. Cheap to clone.
+#[derive(Clone)]
+pub struct Outgoing {
+    seq: std::sync::Arc<AtomicI64>,
+    queue: mpsc::Sender<Vec<u8>>,
+}
+
+impl Outgoing {
+    /// Messages written through `queue`.
+    pub fn new(queue: mpsc::Sender<Vec<u8>>) -> Self {
+        Outgoing {
+            seq: std::sync::Arc::new(AtomicI64::new(1)),
+            queue,
+        }
+    }
+
+    async fn send(&self, mut message: Value) {
+        message["seq"] = json!(self.seq.fetch_add(1, Ordering::SeqCst));
+        if let Ok(bytes) = serde_json::to_vec(&message) {
+            // The writer is gone only when the session ends: nothing left to tell.
+            let _ = self.queue.send(bytes).await;
+        }
+    }
+
+    /// The successful response to `request`, with `body`.
+    pub async fn respond(&self, request: &Request, body: Value) {
+        self.send(json!({
+            "type": "response",
+            "request_seq": request.seq,
+            "command": request.command,
+            "success": true,
+            "body": body,
+        }))
+        .await;
+    }
+
+    /// The failed response to `request`, with `message` shown to the user.
+    pub async fn refuse(&self, request: &Request, message: &str) {
+        self.send(json!({
+            "type": "response",
+            "request_seq": request.seq,
+            "command": request.command,
+            "success": false,
+            "message": message,
+            "body": { "error": { "id": 1, "format": message, "showUser": true } },
+        }))
+        .await;
+    }
+
+    /// The event `name` with `body`.
+    pub async fn event(&self, name: &str, body: Value) {
+        self.send(json!({ "type": "event", "event": name, "body": body }))
+            .await;
+    }
+}

@@ -1,0 +1,275 @@
+//! `promptforge dap` over stdio on the real binary (the debugger issue, its first
+//! slice): a launched prompt runs as `promptforge run` runs it, its log and
+//! outcome arrive as `output` events, then `exited` and `terminated`;
+//! `terminate` cancels a run that never ends; breakpoints are answered
+//! unverified, saying why.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use promptforge_tests::{binary, workspace_root, Scratch};
+use serde_json::{json, Value};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A `promptforge dap` process and the client's side of the session.
+struct DapClient {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    seq: i64,
+    /// Messages received and not yet taken.
+    pending: Vec<Value>,
+}
+
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length:") {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+impl DapClient {
+    fn start() -> Self {
+        let mut child = Command::new(binary())
+            .arg("dap")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env_remove("PROMPTFORGE_CONFIG")
+            .spawn()
+            .expect("promptforge dap starts");
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (sender, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        DapClient {
+            child,
+            stdin,
+            incoming,
+            seq: 0,
+            pending: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, command: &str, arguments: Value) -> i64 {
+        self.seq += 1;
+        let body = json!({ "seq": self.seq, "type": "request", "command": command, "arguments": arguments });
+        let bytes = serde_json::to_vec(&body).expect("json");
+        let header = format!("Content-Length: {}\r\n\r\n", bytes.len());
+        self.stdin.write_all(header.as_bytes()).expect("write");
+        self.stdin.write_all(&bytes).expect("write");
+        self.stdin.flush().expect("flush");
+        self.seq
+    }
+
+    /// The first message (received or still to come) `pick` accepts.
+    fn take(&mut self, mut pick: impl FnMut(&Value) -> bool) -> Value {
+        if let Some(at) = self.pending.iter().position(&mut pick) {
+            return self.pending.remove(at);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .incoming
+                .recv_timeout(left)
+                .expect("a message from the adapter");
+            if pick(&message) {
+                return message;
+            }
+            self.pending.push(message);
+        }
+    }
+
+    fn request(&mut self, command: &str, arguments: Value) -> Value {
+        let seq = self.send(command, arguments);
+        self.take(|m| m["type"] == "response" && m["request_seq"] == seq)
+    }
+
+    fn event(&mut self, name: &str) -> Value {
+        self.take(|m| m["type"] == "event" && m["event"] == name)
+    }
+
+    /// The text of every `output` event of `category` received so far and up to
+    /// the `terminated` event.
+    fn output_until_terminated(&mut self, category: &str) -> String {
+        self.event("terminated");
+        self.pending
+            .iter()
+            .filter(|m| m["event"] == "output" && m["body"]["category"] == category)
+            .filter_map(|m| m["body"]["output"].as_str())
+            .collect()
+    }
+
+    fn exit_code(mut self) -> Option<i32> {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// initialize, launch with `arguments`, configurationDone.
+    fn launch(&mut self, arguments: Value) -> Value {
+        let initialized = self.request(
+            "initialize",
+            json!({ "adapterID": "promptforge", "linesStartAt1": true }),
+        );
+        assert_eq!(initialized["success"], true, "{initialized}");
+        self.event("initialized");
+        let launched = self.request("launch", arguments);
+        if launched["success"] == true {
+            let done = self.request("configurationDone", Value::Null);
+            assert_eq!(done["success"], true, "{done}");
+        }
+        launched
+    }
+}
+
+#[test]
+fn a_launched_prompt_runs_as_run_does_and_ends_with_exited_and_terminated() {
+    let mut client = DapClient::start();
+    let program = workspace_root().join("examples/word-stats.md");
+    let launched =
+        client.launch(json!({ "program": program, "args": ["The", "quick", "brown", "fox"] }));
+    assert_eq!(launched["success"], true, "{launched}");
+    let exited = client.event("exited");
+    assert_eq!(exited["body"]["exitCode"], 0);
+    let stdout = client.output_until_terminated("stdout");
+    assert!(
+        stdout.ends_with("4 words, 16 letters, 4.0 letters per word\n"),
+        "{stdout:?}"
+    );
+    let threads = client.request("threads", Value::Null);
+    assert_eq!(
+        threads["body"]["threads"],
+        json!([{ "id": 1, "name": "walk" }])
+    );
+    assert_eq!(client.request("disconnect", Value::Null)["success"], true);
+    assert_eq!(client.exit_code(), Some(0));
+}
+
+#[test]
+fn initialize_announces_only_what_this_slice_does_and_breakpoints_say_why_not() {
+    let mut client = DapClient::start();
+    let initialized = client.request("initialize", json!({ "adapterID": "promptforge" }));
+    assert_eq!(
+        initialized["body"],
+        json!({ "supportsConfigurationDoneRequest": true, "supportsTerminateRequest": true })
+    );
+    let set = client.request(
+        "setBreakpoints",
+        json!({ "source": { "path": "/x/p.md" }, "breakpoints": [{ "line": 12 }, { "line": 14 }] }),
+    );
+    let breakpoints = set["body"]["breakpoints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(breakpoints.len(), 2);
+    for (breakpoint, line) in breakpoints.iter().zip([12, 14]) {
+        assert_eq!(breakpoint["verified"], false);
+        assert_eq!(breakpoint["line"], line);
+        assert_eq!(
+            breakpoint["message"],
+            "breakpoints are not available yet: this adapter runs the prompt without stopping"
+        );
+    }
+    let unknown = client.request("stepIn", json!({ "threadId": 1 }));
+    assert_eq!(unknown["success"], false);
+    assert_eq!(
+        unknown["message"],
+        "the request stepIn is not supported by this adapter"
+    );
+    assert_eq!(client.request("disconnect", Value::Null)["success"], true);
+    assert_eq!(client.exit_code(), Some(0));
+}
+
+#[test]
+fn terminate_cancels_a_run_that_never_ends() {
+    let scratch = Scratch::new("dap-spin");
+    scratch.write(
+        "promptforge.toml",
+        "[limits]\nlua_instructions = 100000000000\n",
+    );
+    let program = scratch.write(
+        "spin.md",
+        "---\nname: spin\ndescription: d\npromptforge: 0\n---\n\n# Spin\n\n```lua\nlog('spinning')\nwhile true do end\n```\n",
+    );
+    let mut client = DapClient::start();
+    assert_eq!(
+        client.launch(json!({ "program": program }))["success"],
+        true
+    );
+    client.take(|m| m["event"] == "output" && m["body"]["output"] == "spinning\n");
+    let asked = Instant::now();
+    let terminated = client.request("terminate", Value::Null);
+    let took = asked.elapsed();
+    println!("dap terminate of `while true do end` -> response: {took:?}");
+    assert_eq!(terminated["success"], true);
+    assert!(took < Duration::from_secs(1), "terminate took {took:?}");
+    assert_eq!(client.event("exited")["body"]["exitCode"], 130);
+    let stderr = client.output_until_terminated("stderr");
+    assert!(stderr.contains("error[Cancelled]"), "{stderr:?}");
+    assert_eq!(client.request("disconnect", Value::Null)["success"], true);
+    assert_eq!(client.exit_code(), Some(0));
+}
+
+#[test]
+fn a_launch_that_cannot_run_says_why_and_bad_arguments_are_refused() {
+    let mut client = DapClient::start();
+    let refused = client.launch(json!({ "args": 3 }));
+    assert_eq!(refused["success"], false);
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("invalid launch arguments: missing field `program`")),
+        "{refused}"
+    );
+    let scratch = Scratch::new("dap-plain");
+    let program = scratch.write("notes.md", "# Notes\n");
+    assert_eq!(
+        client.request("launch", json!({ "program": program }))["success"],
+        true
+    );
+    assert_eq!(
+        client.request("configurationDone", Value::Null)["success"],
+        true
+    );
+    assert_eq!(client.event("exited")["body"]["exitCode"], 2);
+    let stderr = client.output_until_terminated("stderr");
+    assert!(
+        stderr.ends_with(":1:1: error[Frontmatter]: a prompt starts with YAML frontmatter between two --- lines\n"),
+        "{stderr:?}"
+    );
+    assert_eq!(client.request("disconnect", Value::Null)["success"], true);
+    assert_eq!(client.exit_code(), Some(0));
+}
