@@ -1,8 +1,8 @@
 //! `promptforge dap` over stdio on the real binary (the debugger issue, its first
 //! slice): a launched prompt runs as `promptforge run` runs it, its log and
-//! outcome arrive as `output` events, then `exited` and `terminated`;
-//! `terminate` cancels a run that never ends; breakpoints are answered
-//! unverified, saying why.
+//! outcome arrive as `output` events, then `exited` and `terminated`; line
+//! breakpoints bind to lines with code and stop there, with the stack;
+//! `terminate` cancels a run that never ends or is paused.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -178,31 +178,143 @@ fn a_launched_prompt_runs_as_run_does_and_ends_with_exited_and_terminated() {
     assert_eq!(client.exit_code(), Some(0));
 }
 
+/// A prompt whose section `## Go` calls a function of its `lua shared` block.
+/// File lines: 10 `function double(n)`, 11 `return n * 2`, 15 `## Go`,
+/// 18 `local a = 1`, 19 blank, 20 comment, 21 `local b = double(a)`, 22 `log(...)`,
+/// 23 `return b`.
+const STEPS: &str = "---\nname: steps\ndescription: d\npromptforge: 0\n---\n\n# Steps\n\n```lua shared\nfunction double(n)\n  return n * 2\nend\n```\n\n## Go\n\n```lua\nlocal a = 1\n\n-- then\nlocal b = double(a)\nlog('b is ' .. b)\nreturn b\n```\n";
+
+fn steps_prompt(label: &str) -> (Scratch, std::path::PathBuf) {
+    let scratch = Scratch::new(label);
+    scratch.write(
+        "promptforge.toml",
+        "[limits]\nlua_instructions = 100000000000\n",
+    );
+    let program = scratch.write("steps.md", STEPS);
+    (scratch, program)
+}
+
+/// initialize, setBreakpoints on `lines` of `program`, launch, configurationDone;
+/// the setBreakpoints answer.
+fn launch_with_breakpoints(
+    client: &mut DapClient,
+    program: &std::path::Path,
+    lines: &[u32],
+) -> Value {
+    let initialized = client.request(
+        "initialize",
+        json!({ "adapterID": "promptforge", "linesStartAt1": true }),
+    );
+    assert_eq!(initialized["success"], true, "{initialized}");
+    client.event("initialized");
+    let wanted: Vec<Value> = lines.iter().map(|l| json!({ "line": l })).collect();
+    let set = client.request(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": wanted }),
+    );
+    assert_eq!(
+        client.request("launch", json!({ "program": program }))["success"],
+        true
+    );
+    assert_eq!(
+        client.request("configurationDone", Value::Null)["success"],
+        true
+    );
+    set
+}
+
+fn frames(client: &mut DapClient) -> Vec<(String, u64)> {
+    let trace = client.request("stackTrace", json!({ "threadId": 1 }));
+    trace["body"]["stackFrames"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap_or_default().to_owned(),
+                f["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
 #[test]
-fn initialize_announces_only_what_this_slice_does_and_breakpoints_say_why_not() {
+fn breakpoints_bind_to_lines_with_code_and_stop_there_with_the_stack() {
+    let (_scratch, program) = steps_prompt("dap-break");
+    let mut client = DapClient::start();
+    let set = launch_with_breakpoints(&mut client, &program, &[19, 11, 3]);
+    let answers = set["body"]["breakpoints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(answers[0]["verified"], true);
+    assert_eq!(
+        answers[0]["line"], 21,
+        "a blank line binds to the next line with code"
+    );
+    assert_eq!(answers[1]["verified"], true);
+    assert_eq!(answers[1]["line"], 11);
+    assert_eq!(answers[2]["verified"], false);
+    assert_eq!(answers[2]["message"], "not inside a lua block that runs");
+
+    // The shared library runs in the H1 pass before any call: nothing stops
+    // there. `## Go` stops first at line 21, then inside `double` at line 11.
+    let stopped = client.event("stopped");
+    assert_eq!(stopped["body"]["reason"], "breakpoint");
+    assert_eq!(stopped["body"]["threadId"], 1);
+    assert_eq!(
+        frames(&mut client),
+        [("lua block 2".to_owned(), 21), ("## Go".to_owned(), 15)]
+    );
+    assert_eq!(
+        client.request("continue", json!({ "threadId": 1 }))["success"],
+        true
+    );
+    client.event("stopped");
+    assert_eq!(
+        frames(&mut client),
+        [
+            ("lua block 1".to_owned(), 11),
+            ("lua block 2".to_owned(), 21),
+            ("## Go".to_owned(), 15)
+        ]
+    );
+    assert_eq!(
+        client.request("continue", json!({ "threadId": 1 }))["success"],
+        true
+    );
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    let stdout = client.output_until_terminated("stdout");
+    assert_eq!(stdout, "b is 2\n2\n");
+    assert_eq!(client.request("disconnect", Value::Null)["success"], true);
+    assert_eq!(client.exit_code(), Some(0));
+}
+
+#[test]
+fn terminate_ends_a_run_paused_at_a_breakpoint() {
+    let (_scratch, program) = steps_prompt("dap-break-end");
+    let mut client = DapClient::start();
+    launch_with_breakpoints(&mut client, &program, &[18]);
+    client.event("stopped");
+    let asked = Instant::now();
+    assert_eq!(client.request("terminate", Value::Null)["success"], true);
+    let took = asked.elapsed();
+    println!("dap terminate while paused -> response: {took:?}");
+    assert!(took < Duration::from_secs(1), "terminate took {took:?}");
+    assert_eq!(client.event("exited")["body"]["exitCode"], 130);
+    assert_eq!(client.request("disconnect", Value::Null)["success"], true);
+    assert_eq!(client.exit_code(), Some(0));
+}
+
+#[test]
+fn initialize_announces_only_what_this_slice_does() {
     let mut client = DapClient::start();
     let initialized = client.request("initialize", json!({ "adapterID": "promptforge" }));
     assert_eq!(
         initialized["body"],
         json!({ "supportsConfigurationDoneRequest": true, "supportsTerminateRequest": true })
     );
-    let set = client.request(
-        "setBreakpoints",
-        json!({ "source": { "path": "/x/p.md" }, "breakpoints": [{ "line": 12 }, { "line": 14 }] }),
-    );
-    let breakpoints = set["body"]["breakpoints"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(breakpoints.len(), 2);
-    for (breakpoint, line) in breakpoints.iter().zip([12, 14]) {
-        assert_eq!(breakpoint["verified"], false);
-        assert_eq!(breakpoint["line"], line);
-        assert_eq!(
-            breakpoint["message"],
-            "breakpoints are not available yet: this adapter runs the prompt without stopping"
-        );
-    }
     let unknown = client.request("stepIn", json!({ "threadId": 1 }));
     assert_eq!(unknown["success"], false);
     assert_eq!(

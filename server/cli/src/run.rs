@@ -129,6 +129,7 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         args: arguments.clone(),
         seed,
         cancel: cancel.clone(),
+        debugger: None,
     };
     let outcome = runtime.block_on(async {
         tokio::spawn(cancel_on_ctrl_c(cancel));

@@ -138,6 +138,7 @@ fn bare_vm(c: &mut Criterion) {
         rounds: Default::default(),
         events: Arc::new(NoEvents),
         tools: Default::default(),
+        debugger: None,
     });
     let chain = Arc::new(Chain::main(String::new(), CancellationToken::new()));
     c.bench_function("one VM with the whole Lua API", |b| {

@@ -5,11 +5,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use promptforge_engine::run::{run_text, RunEvents, RunOptions};
+use promptforge_engine::run::{run_text, Debugger, RunEvents, RunOptions};
 use promptforge_engine::{RunErrorKind, Store};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::GlobalArgs;
@@ -58,21 +57,16 @@ impl LaunchArguments {
     }
 }
 
-/// The run's events as `output` events: log lines on `stdout`, notices on
-/// `console`.
+/// The run's events as `output` events, in order: log lines on `stdout`,
+/// notices on `console`.
 struct OutputEvents {
     out: Outgoing,
-    handle: Handle,
 }
 
 impl OutputEvents {
     fn output(&self, category: &str, text: String) {
-        let out = self.out.clone();
-        let category = category.to_owned();
-        self.handle.spawn(async move {
-            out.event("output", json!({ "category": category, "output": text }))
-                .await;
-        });
+        self.out
+            .event_now("output", json!({ "category": category, "output": text }));
     }
 }
 
@@ -94,6 +88,7 @@ pub async fn run(
     global: &GlobalArgs,
     out: &Outgoing,
     cancel: CancellationToken,
+    debugger: Arc<Debugger>,
 ) -> i64 {
     let display = launch.program.display().to_string();
     let prepared = prepare(&launch, global);
@@ -108,14 +103,12 @@ pub async fn run(
             return 2;
         }
     };
-    let events = Arc::new(OutputEvents {
-        out: out.clone(),
-        handle: Handle::current(),
-    });
+    let events = Arc::new(OutputEvents { out: out.clone() });
     let options = RunOptions {
         args: launch.argument_string().unwrap_or_default(),
         seed: launch.seed,
         cancel,
+        debugger: Some(debugger),
     };
     let outcome = run_text(&text, Arc::new(host), Arc::new(store), options, events).await;
     let (category, text, status) = match (&outcome.error, &outcome.result) {

@@ -5,8 +5,10 @@
 //!
 //! - [`protocol`]: requests, responses and events;
 //! - [`session`]: the requests of one session, in order;
-//! - [`launch`]: running the launched prompt as `promptforge run` does.
+//! - [`launch`]: running the launched prompt as `promptforge run` does;
+//! - [`breakpoints`]: the prompt file's lines and the engine's block lines.
 
+mod breakpoints;
 mod launch;
 mod protocol;
 mod session;
@@ -43,7 +45,17 @@ pub fn run(global: &GlobalArgs) -> Exit {
 async fn serve(global: GlobalArgs) -> Exit {
     let (queue, queued) = mpsc::channel(64);
     let writer = tokio::spawn(write_frames(queued, tokio::io::stdout()));
-    let out = protocol::Outgoing::new(queue);
+    // The engine's threads queue without waiting: an unbounded queue, relayed in
+    // order to the writer.
+    let (unbounded, mut relayed) = mpsc::unbounded_channel::<Vec<u8>>();
+    tokio::spawn(async move {
+        while let Some(body) = relayed.recv().await {
+            if queue.send(body).await.is_err() {
+                break;
+            }
+        }
+    });
+    let out = protocol::Outgoing::new(unbounded);
     let mut session = Session::new(out.clone(), global);
     let mut reader = FrameReader::new(tokio::io::stdin());
     let exit = loop {

@@ -2,7 +2,7 @@
 //! requests in, responses and events out, each numbered by the adapter's own
 //! `seq` (DAP "Base Protocol"). Only the fields the adapter uses are typed.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -30,29 +30,41 @@ pub fn request_of(body: &[u8]) -> Result<Request, String> {
     serde_json::from_value(value).map_err(|e| format!("the request is malformed: {e}"))
 }
 
-/// The writer of the adapter's messages: numbers them and queues them for the
-/// one task that writes stdout. Cheap to clone.
+/// The writer of the adapter's messages: numbers them and queues them, in the
+/// order they are made (from async code or from the engine's threads alike),
+/// for the one task that writes stdout. Cheap to clone.
 #[derive(Clone)]
 pub struct Outgoing {
-    seq: std::sync::Arc<AtomicI64>,
-    queue: mpsc::Sender<Vec<u8>>,
+    /// The next `seq` and the queue, together so that numbers follow the order.
+    queue: Arc<Mutex<(i64, mpsc::UnboundedSender<Vec<u8>>)>>,
 }
 
 impl Outgoing {
     /// Messages written through `queue`.
-    pub fn new(queue: mpsc::Sender<Vec<u8>>) -> Self {
+    pub fn new(queue: mpsc::UnboundedSender<Vec<u8>>) -> Self {
         Outgoing {
-            seq: std::sync::Arc::new(AtomicI64::new(1)),
-            queue,
+            queue: Arc::new(Mutex::new((1, queue))),
         }
     }
 
-    async fn send(&self, mut message: Value) {
-        message["seq"] = json!(self.seq.fetch_add(1, Ordering::SeqCst));
+    /// Numbers `message` and queues it at once.
+    pub fn send_now(&self, mut message: Value) {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        message["seq"] = json!(queue.0);
+        queue.0 += 1;
         if let Ok(bytes) = serde_json::to_vec(&message) {
             // The writer is gone only when the session ends: nothing left to tell.
-            let _ = self.queue.send(bytes).await;
+            let _ = queue.1.send(bytes);
         }
+    }
+
+    async fn send(&self, message: Value) {
+        self.send_now(message);
+    }
+
+    /// The event `name` with `body`, queued at once (for the engine's threads).
+    pub fn event_now(&self, name: &str, body: Value) {
+        self.send_now(json!({ "type": "event", "event": name, "body": body }));
     }
 
     /// The successful response to `request`, with `body`.

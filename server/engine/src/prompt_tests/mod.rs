@@ -130,6 +130,7 @@ pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptio
         args: case.args.clone(),
         seed: Some(seed),
         cancel: stop,
+        debugger: None,
     };
     let outcome = run_text(
         prompt,

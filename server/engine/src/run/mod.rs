@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+pub use context::debugger::{BlockLine, DebugListener, Debugger, Stop};
 pub use context::{NoEvents, RunEvents};
 
 use crate::error::RunError;
@@ -38,6 +39,8 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Cancels the run.
     pub cancel: CancellationToken,
+    /// A debugger to attach (`promptforge dap`); None costs nothing.
+    pub debugger: Option<Arc<Debugger>>,
 }
 
 /// How a run ended.
@@ -100,6 +103,7 @@ pub async fn run(
         rounds: AtomicU64::new(0),
         events,
         tools: Default::default(),
+        debugger: options.debugger.clone(),
     });
     shared.store.set_limits(StoreLimits {
         bytes: shared.limits.store_bytes,

@@ -55,7 +55,10 @@ pub async fn run_section(
         None => (String::new(), &document.h1_body),
     };
     run.events.section(&heading);
-    let control = Arc::new(VmControl::new(chain.cancel.clone(), run.limits));
+    let control = Arc::new(
+        VmControl::new(chain.cancel.clone(), run.limits)
+            .with_debugger(run.debugger.clone(), &heading),
+    );
     let ctx = Arc::new(SectionCtx {
         run: run.clone(),
         chain: chain.clone(),

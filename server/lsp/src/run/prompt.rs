@@ -129,6 +129,7 @@ pub async fn run_prompt(
         args: job.args,
         seed: job.seed,
         cancel: cancel.clone(),
+        debugger: None,
     };
     let prepared = prepare(
         &snapshot.text,

@@ -2,6 +2,7 @@
 //! one chain and one section: the bottom layer of `run`, which names no module
 //! above it (the globals a section VM gets come in as [`SectionGlobals`]).
 
+pub mod debugger;
 pub mod tasks;
 pub mod tools;
 
@@ -76,6 +77,8 @@ pub struct RunShared {
     pub events: Arc<dyn RunEvents>,
     /// The `tools.always` list, the run-wide call counts and the tasks.
     pub tools: RunTools,
+    /// The debugger attached to the run, if any.
+    pub debugger: Option<Arc<debugger::Debugger>>,
 }
 
 /// The run log: its lines and their size, bounded by `[limits] log_bytes` (the

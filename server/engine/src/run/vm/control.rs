@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::EngineError;
 use crate::host::Limits;
 use crate::messages;
+use crate::run::context::debugger::Debugger;
 use crate::run::location::Located;
 
 /// What ends a block early and passes through every `pcall`.
@@ -40,6 +41,9 @@ pub struct VmControl {
     /// Bytes this VM made the host keep for it (message list texts), counted
     /// against the VM's memory ceiling.
     host_bytes: AtomicU64,
+    /// The run's debugger and the heading of the section this VM runs, when a
+    /// debugger is attached.
+    pub(super) debug: Option<(Arc<Debugger>, String)>,
 }
 
 impl VmControl {
@@ -55,7 +59,15 @@ impl VmControl {
             driver_thread: AtomicUsize::new(0),
             handlers: AtomicUsize::new(0),
             host_bytes: AtomicU64::new(0),
+            debug: None,
         }
+    }
+
+    /// Attaches the run's debugger (if any) to this VM, which runs the section
+    /// headed `section`.
+    pub fn with_debugger(mut self, debugger: Option<Arc<Debugger>>, section: &str) -> Self {
+        self.debug = debugger.map(|debugger| (debugger, section.to_owned()));
+        self
     }
 
     /// Counts `bytes` of host memory kept for this VM (text appended to a message

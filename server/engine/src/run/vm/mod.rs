@@ -6,6 +6,7 @@
 
 pub mod block;
 pub mod control;
+mod debug_hook;
 pub mod errors;
 pub mod functions;
 mod registry;

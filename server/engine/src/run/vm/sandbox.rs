@@ -7,7 +7,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
-use mlua::{debug::HookTriggers, Function, Lua, LuaOptions, StdLib, Value, VmState};
+use mlua::debug::DebugEvent;
+use mlua::{Function, Lua, LuaOptions, StdLib, Value, VmState};
 
 use super::control::{Abort, VmControl};
 use super::errors::{convert_error, is_memory_error};
@@ -147,8 +148,11 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let hook_control = control.clone();
     let budget = control.limits.lua_instructions;
     lua.set_global_hook(
-        HookTriggers::new().every_nth_instruction(HOOK_INTERVAL),
-        move |lua, _| {
+        super::debug_hook::triggers(control, HOOK_INTERVAL),
+        move |lua, debug| {
+            if debug.event() == DebugEvent::Line {
+                return super::debug_hook::on_line(lua, debug, &hook_control);
+            }
             if hook_control.cancel.is_cancelled() {
                 return Err(hook_control.abort(Abort::Error(EngineError::cancelled())));
             }
