@@ -43,8 +43,9 @@ pub struct LspClient {
     pub hold: Box<dyn FnMut(&Value) -> bool + Send>,
 }
 
-/// Reads one framed message; None at the end of the stream.
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+/// Reads one `Content-Length` framed JSON message (LSP and DAP frame alike);
+/// None at the end of the stream.
+pub fn read_message(reader: &mut impl BufRead) -> Option<Value> {
     let mut length = None;
     loop {
         let mut line = String::new();
@@ -170,31 +171,38 @@ impl LspClient {
     /// The next message from the server, answering its requests with [`LspClient::answer`].
     fn receive(&mut self, deadline: Instant) -> Value {
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = match self.incoming.recv_timeout(left) {
-                Ok(message) => message,
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no message from the server within {TIMEOUT:?}")
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
-            };
-            if message.get("method").is_some() && message.get("id").is_some() {
-                if (self.hold)(&message) {
-                    self.held.push(message.clone());
-                    self.server_requests.push(message);
-                    continue;
-                }
+            let message = self.receive_any(deadline);
+            if !(message.get("method").is_some() && message.get("id").is_some()) {
+                return message;
+            }
+        }
+    }
+
+    /// The next message from the server, a request of its included (answered, or
+    /// held when [`LspClient::hold`] says so, before it is returned).
+    fn receive_any(&mut self, deadline: Instant) -> Value {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = match self.incoming.recv_timeout(left) {
+            Ok(message) => message,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no message from the server within {TIMEOUT:?}")
+            }
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
+        };
+        if message.get("method").is_some() && message.get("id").is_some() {
+            if (self.hold)(&message) {
+                self.held.push(message.clone());
+            } else {
                 let id = message["id"].clone();
                 let answer = match (self.answer)(&message) {
                     Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
                     Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
                 };
                 self.send(&answer);
-                self.server_requests.push(message);
-                continue;
             }
-            return message;
+            self.server_requests.push(message.clone());
         }
+        message
     }
 
     /// Reads the server's messages (keeping notifications, answering or holding its
@@ -202,8 +210,10 @@ impl LspClient {
     pub fn pump_until(&mut self, mut done: impl FnMut(&Self) -> bool) {
         let deadline = Instant::now() + TIMEOUT;
         while !done(self) {
-            let message = self.receive(deadline);
-            if message.get("method").is_some() {
+            // Every message counts, a request the server sent included: it may be
+            // the last message before the server waits for the client.
+            let message = self.receive_any(deadline);
+            if message.get("method").is_some() && message.get("id").is_none() {
                 self.notifications.push_back(message);
             }
         }

@@ -4,11 +4,12 @@
 //! breakpoints bind to lines with code and stop there, with the stack;
 //! `terminate` cancels a run that never ends or is paused.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
+use promptforge_tests::lsp_client::read_message;
 use promptforge_tests::{binary, workspace_root, Scratch};
 use serde_json::{json, Value};
 
@@ -22,26 +23,6 @@ struct DapClient {
     seq: i64,
     /// Messages received and not yet taken.
     pending: Vec<Value>,
-}
-
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length:") {
-            length = value.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
 }
 
 impl DapClient {
@@ -138,6 +119,14 @@ impl DapClient {
         }
     }
 
+    /// launch of `program`, then configurationDone (both must succeed).
+    fn launch_program(&mut self, program: &std::path::Path) {
+        let launched = self.request("launch", json!({ "program": program }));
+        assert_eq!(launched["success"], true, "{launched}");
+        let done = self.request("configurationDone", Value::Null);
+        assert_eq!(done["success"], true, "{done}");
+    }
+
     /// initialize, launch with `arguments`, configurationDone.
     fn launch(&mut self, arguments: Value) -> Value {
         let initialized = self.request(
@@ -212,14 +201,7 @@ fn launch_with_breakpoints(
         "setBreakpoints",
         json!({ "source": { "path": program }, "breakpoints": wanted }),
     );
-    assert_eq!(
-        client.request("launch", json!({ "program": program }))["success"],
-        true
-    );
-    assert_eq!(
-        client.request("configurationDone", Value::Null)["success"],
-        true
-    );
+    client.launch_program(program);
     set
 }
 
@@ -368,14 +350,7 @@ fn a_launch_that_cannot_run_says_why_and_bad_arguments_are_refused() {
     );
     let scratch = Scratch::new("dap-plain");
     let program = scratch.write("notes.md", "# Notes\n");
-    assert_eq!(
-        client.request("launch", json!({ "program": program }))["success"],
-        true
-    );
-    assert_eq!(
-        client.request("configurationDone", Value::Null)["success"],
-        true
-    );
+    client.launch_program(&program);
     assert_eq!(client.event("exited")["body"]["exitCode"], 2);
     let stderr = client.output_until_terminated("stderr");
     assert!(
