@@ -257,7 +257,7 @@ fn breakpoints_bind_to_lines_with_code_and_stop_there_with_the_stack() {
     assert_eq!(
         frames(&mut client),
         [
-            ("lua block 1".to_owned(), 11),
+            ("double".to_owned(), 11),
             ("lua block 2".to_owned(), 21),
             ("## Go".to_owned(), 15)
         ]
@@ -290,18 +290,35 @@ fn terminate_ends_a_run_paused_at_a_breakpoint() {
 }
 
 #[test]
-fn initialize_announces_only_what_this_slice_does() {
+fn initialize_announces_what_the_adapter_does_and_a_step_needs_a_paused_thread() {
     let mut client = DapClient::start();
     let initialized = client.request("initialize", json!({ "adapterID": "promptforge" }));
-    assert_eq!(
-        initialized["body"],
-        json!({ "supportsConfigurationDoneRequest": true, "supportsTerminateRequest": true })
-    );
-    let unknown = client.request("stepIn", json!({ "threadId": 1 }));
-    assert_eq!(unknown["success"], false);
+    let body = &initialized["body"];
+    for capability in [
+        "supportsConfigurationDoneRequest",
+        "supportsTerminateRequest",
+        "supportsConditionalBreakpoints",
+        "supportsHitConditionalBreakpoints",
+        "supportsLogPoints",
+        "supportsFunctionBreakpoints",
+        "supportsEvaluateForHovers",
+        "supportsSetVariable",
+        "supportsExceptionInfoRequest",
+    ] {
+        assert_eq!(body[capability], true, "{capability}: {body}");
+    }
+    let filters: Vec<&str> = body["exceptionBreakpointFilters"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|f| f["filter"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(filters, ["uncaught", "raised"]);
+    let step = client.request("stepIn", json!({ "threadId": 1 }));
+    assert_eq!(step["success"], false);
+    assert_eq!(step["message"], "thread 1 is not paused");
+    let unknown = client.request("restart", json!({}));
     assert_eq!(
         unknown["message"],
-        "the request stepIn is not supported by this adapter"
+        "the request restart is not supported by this adapter"
     );
     assert_eq!(client.request("disconnect", Value::Null)["success"], true);
     assert_eq!(client.exit_code(), Some(0));

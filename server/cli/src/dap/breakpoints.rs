@@ -1,105 +1,198 @@
-//! The prompt file's lines and the engine's block lines (the debugger issue):
-//! a breakpoint on a file line is placed in the `lua` or `lua shared` block that
-//! holds it, moved down past blank and comment-only lines to the next line with
-//! code; a stop's frames come back as file lines.
+//! `setBreakpoints`, `setFunctionBreakpoints` and `setExceptionBreakpoints`:
+//! each breakpoint checked and answered (verified, or not with the reason), and
+//! the ones that apply handed to the run's debugger.
+//!
+//! Line breakpoints are kept per source; only those of the launched prompt reach
+//! the engine, bound to the next line with code of the `lua` block that holds
+//! them, with their condition (a Lua expression that must compile), hit
+//! condition and log message.
 
-use promptforge_engine::run::BlockLine;
-use promptforge_syntax::{Document, Section};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-/// Why a breakpoint outside every block is not verified.
-pub const OUTSIDE: &str = "not inside a lua block that runs";
+use promptforge_engine::run::context::debugger::function_name_problem;
+use promptforge_engine::run::vm::eval::check_expression;
+use promptforge_engine::run::{ExceptionFilters, HitCondition, LineBreakpoint};
+use serde::Deserialize;
+use serde_json::{json, Value};
 
-/// Why a breakpoint below a block's last line of code is not verified.
-pub const NO_CODE_BELOW: &str = "no code on or below this line in its lua block";
+use crate::dap::program::Program;
 
-/// True for a line Lua runs nothing on: blank, or a `--` comment alone.
-fn without_code(line: &str) -> bool {
-    let line = line.trim();
-    line.is_empty() || (line.starts_with("--") && !line.starts_with("--[["))
+/// Why a breakpoint in another file than the launched prompt is not verified.
+pub const NOT_THE_PROGRAM: &str = "breakpoints stop only in the launched prompt";
+
+/// One breakpoint of `setBreakpoints` as the client sends it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SourceBreakpoint {
+    line: u32,
+    #[serde(default)]
+    condition: Option<String>,
+    #[serde(default)]
+    hit_condition: Option<String>,
+    #[serde(default)]
+    log_message: Option<String>,
 }
 
-/// The place of a breakpoint on the 1-based file line `line`: the block line it
-/// binds to and the file line it moved to; the error says why it binds nowhere.
-pub fn place(document: &Document, line: u32) -> Result<(BlockLine, u32), &'static str> {
-    for (block, lua) in document.lua_blocks.iter().enumerate() {
-        let lines: Vec<&str> = lua.code.lines().collect();
-        let first = lua.first_line + 1;
-        let Some(offset) = line.checked_sub(first) else {
-            continue;
+/// One breakpoint of `setFunctionBreakpoints`.
+#[derive(Debug, Deserialize)]
+struct FunctionBreakpoint {
+    name: String,
+}
+
+/// The exception filters a client may turn on, as `initialize` announces them.
+pub fn exception_filters() -> Value {
+    json!([
+        {
+            "filter": ExceptionFilters::UNCAUGHT,
+            "label": "Uncaught errors",
+            "description": "Stop where an error is raised that no pcall catches (the run error), before the run ends",
+            "default": true,
+        },
+        {
+            "filter": ExceptionFilters::RAISED,
+            "label": "Every raised error",
+            "description": "Stop where any error value is raised, caught by pcall or not",
+            "default": false,
+        },
+    ])
+}
+
+/// A path as a key: canonical when it exists.
+fn key_of(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// The breakpoints the client set, per source.
+#[derive(Default)]
+pub struct Breakpoints {
+    by_source: HashMap<PathBuf, Vec<LineBreakpoint>>,
+    next_id: i64,
+}
+
+impl Breakpoints {
+    fn id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// `setBreakpoints` for one source: the answer's body. `program` is the
+    /// launched prompt, once known.
+    pub fn set_lines(&mut self, arguments: &Value, program: Option<&Program>) -> Value {
+        let path = arguments["source"]["path"].as_str().map(PathBuf::from);
+        let wanted: Vec<SourceBreakpoint> = arguments
+            .get("breakpoints")
+            .cloned()
+            .and_then(|b| serde_json::from_value(b).ok())
+            .unwrap_or_default();
+        let key = path.as_deref().map(key_of);
+        let elsewhere = match (&key, program) {
+            (Some(key), Some(program)) => *key != key_of(&program.path),
+            _ => false,
         };
-        let Ok(index) = usize::try_from(offset) else {
-            continue;
-        };
-        if index >= lines.len() {
-            continue;
+        let source = path.as_deref().and_then(Program::read);
+        let mut kept = Vec::new();
+        let answers: Vec<Value> = wanted
+            .into_iter()
+            .map(|wanted| {
+                let id = self.id();
+                let checked = match &source {
+                    None => Err("the source cannot be read".to_owned()),
+                    Some(_) if elsewhere => Err(NOT_THE_PROGRAM.to_owned()),
+                    Some(source) => bind(source, &wanted),
+                };
+                match checked {
+                    Ok((breakpoint, line)) => {
+                        kept.push(breakpoint);
+                        json!({ "id": id, "verified": true, "line": line })
+                    }
+                    Err(reason) => {
+                        json!({ "id": id, "verified": false, "line": wanted.line, "message": reason })
+                    }
+                }
+            })
+            .collect();
+        if let Some(key) = key {
+            self.by_source.insert(key, kept);
         }
-        let code_at = lines
-            .iter()
-            .enumerate()
-            .skip(index)
-            .find(|(_, text)| !without_code(text))
-            .map(|(at, _)| at);
-        let Some(at) = code_at else {
-            return Err(NO_CODE_BELOW);
-        };
-        let chunk_line = u32::try_from(at + 1).unwrap_or(u32::MAX);
-        let place = BlockLine {
-            block,
-            line: chunk_line,
-        };
-        return Ok((place, lua.file_line(chunk_line)));
+        json!({ "breakpoints": answers })
     }
-    Err(OUTSIDE)
+
+    /// The line breakpoints of the launched prompt.
+    pub fn of_program(&self, program: &Program) -> Vec<LineBreakpoint> {
+        self.by_source
+            .get(&key_of(&program.path))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// `setFunctionBreakpoints`: the names accepted, and the answer's body.
+    pub fn set_functions(&mut self, arguments: &Value) -> (Vec<String>, Value) {
+        let wanted: Vec<FunctionBreakpoint> = arguments
+            .get("breakpoints")
+            .cloned()
+            .and_then(|b| serde_json::from_value(b).ok())
+            .unwrap_or_default();
+        let mut names = Vec::new();
+        let answers: Vec<Value> = wanted
+            .into_iter()
+            .map(|wanted| {
+                let id = self.id();
+                match function_name_problem(&wanted.name) {
+                    None => {
+                        names.push(wanted.name);
+                        json!({ "id": id, "verified": true })
+                    }
+                    Some(reason) => json!({ "id": id, "verified": false, "message": reason }),
+                }
+            })
+            .collect();
+        (names, json!({ "breakpoints": answers }))
+    }
 }
 
-/// The 1-based file line of a block line (None for a block the document lacks).
-pub fn file_line(document: &Document, place: BlockLine) -> Option<u32> {
-    document
-        .lua_blocks
-        .get(place.block)
-        .map(|lua| lua.file_line(place.line))
+/// Binds one source breakpoint: its place and moved line, or why it is refused.
+fn bind(program: &Program, wanted: &SourceBreakpoint) -> Result<(LineBreakpoint, u32), String> {
+    let (place, line) = program.place(wanted.line).map_err(str::to_owned)?;
+    let condition = wanted.condition.clone().filter(|c| !c.trim().is_empty());
+    if let Some(condition) = &condition {
+        check_expression(condition)
+            .map_err(|reason| format!("the condition does not compile: {reason}"))?;
+    }
+    let hit_condition = match wanted.hit_condition.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(HitCondition::parse(text)?),
+    };
+    let breakpoint = LineBreakpoint {
+        place,
+        condition,
+        hit_condition,
+        log_message: wanted.log_message.clone().filter(|m| !m.is_empty()),
+    };
+    Ok((breakpoint, line))
 }
 
-/// The 1-based line of the heading of the section headed `heading` (the H1
-/// title for `""`), the first such heading in document order.
-pub fn heading_line(document: &Document, heading: &str) -> Option<u32> {
-    fn find(sections: &[Section], heading: &str) -> Option<u32> {
-        sections.iter().find_map(|section| {
-            if section.heading.text == heading {
-                Some(section.heading.line + 1)
-            } else {
-                find(&section.children, heading)
+/// `setExceptionBreakpoints`: the filters turned on, and the answer's body.
+pub fn exception_breakpoints(arguments: &Value) -> (ExceptionFilters, Value) {
+    let filters: Vec<String> = arguments
+        .get("filters")
+        .cloned()
+        .and_then(|f| serde_json::from_value(f).ok())
+        .unwrap_or_default();
+    let mut on = ExceptionFilters::default();
+    let answers: Vec<Value> = filters
+        .iter()
+        .map(|filter| match filter.as_str() {
+            ExceptionFilters::UNCAUGHT => {
+                on.uncaught = true;
+                json!({ "verified": true })
             }
+            ExceptionFilters::RAISED => {
+                on.raised = true;
+                json!({ "verified": true })
+            }
+            other => json!({ "verified": false, "message": format!("unknown exception filter {other:?}") }),
         })
-    }
-    if heading.is_empty() {
-        return document.title.as_ref().map(|title| title.line + 1);
-    }
-    find(&document.sections, heading)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const PROMPT: &str = "---\nname: p\ndescription: d\npromptforge: 0\n---\n\n# P\n\n## Go\n\n```lua\nlocal a = 1\n\n-- a comment\nlocal b = a + 1\nreturn b\n```\n\nprose\n";
-
-    #[test]
-    fn breakpoints_bind_to_the_next_line_with_code_of_their_block() {
-        let document = promptforge_syntax::parse(PROMPT).document;
-        // File lines: 12 `local a = 1`, 13 blank, 14 comment, 15 `local b`, 16 `return b`.
-        let at = |line| place(&document, line).map(|(p, moved)| (p.block, p.line, moved));
-        assert_eq!(at(12), Ok((0, 1, 12)));
-        assert_eq!(at(13), Ok((0, 4, 15)));
-        assert_eq!(at(14), Ok((0, 4, 15)));
-        assert_eq!(at(16), Ok((0, 5, 16)));
-        assert_eq!(at(11), Err(OUTSIDE));
-        assert_eq!(at(19), Err(OUTSIDE));
-        assert_eq!(
-            file_line(&document, BlockLine { block: 0, line: 4 }),
-            Some(15)
-        );
-        assert_eq!(heading_line(&document, "Go"), Some(9));
-        assert_eq!(heading_line(&document, ""), Some(7));
-    }
+        .collect();
+    (on, json!({ "breakpoints": answers }))
 }

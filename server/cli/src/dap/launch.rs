@@ -31,6 +31,12 @@ pub struct LaunchArguments {
     /// The configuration file (as `--config`).
     #[serde(default)]
     pub config: Option<PathBuf>,
+    /// Stop at the first line of Lua the run reaches.
+    #[serde(default)]
+    pub stop_on_entry: bool,
+    /// Run without the debugger (VS Code's "Run Without Debugging").
+    #[serde(default)]
+    pub no_debug: bool,
 }
 
 impl LaunchArguments {
@@ -88,7 +94,7 @@ pub async fn run(
     global: &GlobalArgs,
     out: &Outgoing,
     cancel: CancellationToken,
-    debugger: Arc<Debugger>,
+    debugger: Option<Arc<Debugger>>,
 ) -> i64 {
     let display = launch.program.display().to_string();
     let prepared = prepare(&launch, global);
@@ -108,7 +114,7 @@ pub async fn run(
         args: launch.argument_string().unwrap_or_default(),
         seed: launch.seed,
         cancel,
-        debugger: Some(debugger),
+        debugger,
     };
     let outcome = run_text(&text, Arc::new(host), Arc::new(store), options, events).await;
     let (category, text, status) = match (&outcome.error, &outcome.result) {

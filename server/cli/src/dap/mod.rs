@@ -6,10 +6,16 @@
 //! - [`protocol`]: requests, responses and events;
 //! - [`session`]: the requests of one session, in order;
 //! - [`launch`]: running the launched prompt as `promptforge run` does;
-//! - [`breakpoints`]: the prompt file's lines and the engine's block lines.
+//! - [`program`]: the prompt file's lines and the engine's block lines;
+//! - [`breakpoints`]: the breakpoint requests;
+//! - [`paused`]: threads, stacks, variables, evaluation and stepping;
+//! - [`events`]: what the run's debugger tells the client.
 
 mod breakpoints;
+mod events;
 mod launch;
+mod paused;
+mod program;
 mod protocol;
 mod session;
 

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 /// A request from the client.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Request {
     /// The client's sequence number, echoed as the response's `request_seq`.
     pub seq: i64,

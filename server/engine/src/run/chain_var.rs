@@ -22,6 +22,13 @@ pub fn load(lua: &Lua, chain: &Chain) -> mlua::Result<Table> {
     Ok(data)
 }
 
+/// The VM's `var` data table (the debugger shows and sets it).
+pub fn data(lua: &Lua) -> Option<Table> {
+    lua.named_registry_value::<Option<Table>>(DATA_KEY)
+        .ok()
+        .flatten()
+}
+
 /// The VM's current `var` data as JSON.
 pub fn current(lua: &Lua) -> Result<serde_json::Value, String> {
     let data: Value = lua

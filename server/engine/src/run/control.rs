@@ -11,10 +11,13 @@ use tokio::task::JoinSet;
 use crate::error::{ChainFailure, EngineError, ErrorKind, RunError, RunErrorKind};
 use crate::messages;
 use crate::run::chain_var;
-use crate::run::context::{Chain, Globals, RaceTracker, SectionCtx};
+use crate::run::context::debugger::{ChainKind, Frame};
+use crate::run::context::{Chain, ChainDebug, Globals, RaceTracker, SectionCtx};
 use crate::run::json::{self, type_name};
 use crate::run::location::{resolve, Located};
-use crate::run::vm::{lazy_function, usage_error, Abort};
+use crate::run::vm::{
+    frames_for_chain, inside_pcall, lazy_function, suspending_call, usage_error, Abort,
+};
 use crate::run::walk::chain_from;
 
 fn target_arg(function: &str, value: &Value) -> mlua::Result<String> {
@@ -53,14 +56,71 @@ fn raise_chain_error(ctx: &SectionCtx, error: RunError) -> mlua::Error {
         .raise(EngineError::new(kind, error.message).with_origin(error.position))
 }
 
+/// Where the chains a `call`, a `fanout` or a `task` starts come from, as the
+/// run's debugger shows them (taken once, at the call).
+pub(crate) struct ChainOrigin {
+    /// The caller's frames, innermost first.
+    frames: Vec<Frame>,
+    /// The caller's stack depth.
+    depth: usize,
+    /// True when the call is protected (a `pcall` on the caller's stack, or a
+    /// protected caller chain).
+    protected: bool,
+}
+
+impl ChainOrigin {
+    /// The origin of chains started here; None when no debugger is attached.
+    pub(crate) fn here(ctx: &SectionCtx, lua: &Lua) -> Option<Self> {
+        let parent = ctx.chain.debug.as_ref()?;
+        let (frames, depth) = frames_for_chain(lua, &ctx.control);
+        Some(ChainOrigin {
+            frames,
+            depth,
+            protected: parent.protected || inside_pcall(lua),
+        })
+    }
+}
+
+/// The registration of a new chain of `kind` with the debugger.
+fn chain_debug(
+    ctx: &SectionCtx,
+    origin: Option<&ChainOrigin>,
+    kind: ChainKind,
+) -> Option<ChainDebug> {
+    let (parent, origin) = (ctx.chain.debug.as_ref()?, origin?);
+    let protected = origin.protected || matches!(kind, ChainKind::Task(_));
+    let thread = parent.thread.debugger().start_thread(
+        Some((parent.thread.id(), origin.depth)),
+        kind,
+        String::new(),
+    );
+    Some(ChainDebug {
+        thread,
+        caller_frames: origin.frames.clone(),
+        protected,
+    })
+}
+
+/// The parts of a new chain besides its place in the debugger.
+pub(crate) struct NewChain {
+    /// `args`.
+    pub args: String,
+    /// Its copy of `var`.
+    pub var: serde_json::Value,
+    /// A fanout arm's index and member.
+    pub arm: Option<(usize, serde_json::Value)>,
+    /// The fanouts its writes count for.
+    pub races: Vec<(Arc<RaceTracker>, usize)>,
+    /// Its cancel signal.
+    pub cancel: tokio_util::sync::CancellationToken,
+}
+
 /// A chain one deeper than the caller's, or the depth limit.
 pub(crate) fn deeper_chain(
     ctx: &SectionCtx,
-    args: String,
-    var: serde_json::Value,
-    arm: Option<(usize, serde_json::Value)>,
-    races: Vec<(Arc<RaceTracker>, usize)>,
-    cancel: tokio_util::sync::CancellationToken,
+    origin: Option<&ChainOrigin>,
+    kind: ChainKind,
+    new: NewChain,
 ) -> mlua::Result<Arc<Chain>> {
     let depth = ctx.chain.depth + 1;
     if depth > ctx.run.limits.call_depth {
@@ -72,11 +132,12 @@ pub(crate) fn deeper_chain(
     }
     Ok(Arc::new(Chain {
         depth,
-        args,
-        var: Mutex::new(var),
-        arm,
-        races,
-        cancel,
+        args: new.args,
+        var: Mutex::new(new.var),
+        arm: new.arm,
+        races: new.races,
+        cancel: new.cancel,
+        debug: chain_debug(ctx, origin, kind),
     }))
 }
 
@@ -91,7 +152,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Resu
     let c = ctx.clone();
     table.set(
         "jump",
-        lua.create_function(move |_, target: Value| {
+        lua.create_function(move |lua, target: Value| {
             if c.control.shared_loading.load(Ordering::SeqCst) {
                 return Err::<(), _>(usage_error(messages::JUMP_WHILE_SHARED_LOADS));
             }
@@ -100,6 +161,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Resu
             }
             let target = target_arg("jump", &target)?;
             let located = resolve_target(&c, &target)?;
+            suspending_call(lua, &c.control, "jump")?;
             Err(c.control.abort(Abort::Jump(located)))
         })?,
     )?;
@@ -124,14 +186,16 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Resu
                     };
                     let located = resolve_target(&ctx, &target)?;
                     let var = current_var(&lua)?;
-                    let chain = deeper_chain(
-                        &ctx,
-                        input,
+                    suspending_call(&lua, &ctx.control, "call")?;
+                    let origin = ChainOrigin::here(&ctx, &lua);
+                    let new = NewChain {
+                        args: input,
                         var,
-                        None,
-                        ctx.chain.races.clone(),
-                        ctx.chain.cancel.child_token(),
-                    )?;
+                        arm: None,
+                        races: ctx.chain.races.clone(),
+                        cancel: ctx.chain.cancel.child_token(),
+                    };
+                    let chain = deeper_chain(&ctx, origin.as_ref(), ChainKind::Call, new)?;
                     match chain_from(ctx.run.clone(), chain, located, globals).await {
                         Ok(result) => Ok(result),
                         Err(error) => Err(raise_chain_error(&ctx, error)),
@@ -153,7 +217,10 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlua::Resu
                     let members = members_of(&collection)?;
                     let located = resolve_target(&ctx, &target)?;
                     let var = current_var(&lua)?;
-                    let results = fanout(&ctx, located, members, var, globals).await?;
+                    suspending_call(&lua, &ctx.control, "fanout")?;
+                    let origin = ChainOrigin::here(&ctx, &lua);
+                    let results =
+                        fanout(&ctx, origin.as_ref(), located, members, var, globals).await?;
                     let table = lua.create_table_with_capacity(results.len(), 0)?;
                     for (i, result) in results.into_iter().enumerate() {
                         match result {
@@ -190,6 +257,7 @@ fn members_of(collection: &Value) -> mlua::Result<Vec<serde_json::Value>> {
 /// member order. The first arm to fail cancels the others and its error is raised.
 async fn fanout(
     ctx: &Arc<SectionCtx>,
+    origin: Option<&ChainOrigin>,
     target: Located,
     members: Vec<serde_json::Value>,
     var: serde_json::Value,
@@ -253,7 +321,8 @@ async fn fanout(
                 let index = i + 1;
                 let mut races = ctx.chain.races.clone();
                 races.push((tracker.clone(), index));
-                let chain = deeper_chain(ctx, String::new(), var.clone(), Some((index, member)), races, arms_cancel.child_token())?;
+                let new = NewChain { args: String::new(), var: var.clone(), arm: Some((index, member)), races, cancel: arms_cancel.child_token() };
+                let chain = deeper_chain(ctx, origin, ChainKind::Arm(index), new)?;
                 let run = ctx.run.clone();
                 let target = target.clone();
                 let cancel = arms_cancel.clone();

@@ -9,9 +9,42 @@ use crate::error::{EngineError, ErrorKind};
 use crate::messages;
 use crate::models::{ChatMessage, ModelReply, ModelRequest, Role, ToolSpec};
 use crate::prepare::ModelLabel;
-use crate::run::context::{Globals, SectionCtx};
+use crate::run::context::{Globals, LiveConversation, SectionCtx};
 use crate::run::tools::{dispatch, scope};
-use crate::run::vm::usage_error;
+use crate::run::vm::{suspending_call, usage_error};
+
+/// Shows a conversation in the debugger's Run scope while it lives (only when a
+/// debugger is attached).
+struct Shown<'a>(&'a SectionCtx);
+
+impl<'a> Shown<'a> {
+    fn start(ctx: &'a SectionCtx, records: &Arc<Mutex<Vec<ChatMessage>>>) -> Option<Self> {
+        ctx.control.debug.as_ref()?;
+        ctx.with_state(|s| {
+            s.conversation = Some(LiveConversation {
+                records: records.clone(),
+                pending: Vec::new(),
+            })
+        });
+        Some(Shown(ctx))
+    }
+
+    fn pending(ctx: &SectionCtx, records: &[ChatMessage]) {
+        if ctx.control.debug.is_some() {
+            ctx.with_state(|s| {
+                if let Some(conversation) = &mut s.conversation {
+                    conversation.pending = records.to_vec();
+                }
+            });
+        }
+    }
+}
+
+impl Drop for Shown<'_> {
+    fn drop(&mut self) {
+        self.0.with_state(|s| s.conversation = None);
+    }
+}
 
 /// A label declared under `models:`, or the undeclared-label message.
 pub fn declared_label(ctx: &SectionCtx, label: &str) -> Result<ModelLabel, String> {
@@ -98,11 +131,15 @@ async fn round(
 
 /// `infer`: one round without tools; returns the reply text.
 pub async fn infer(
+    lua: &Lua,
     ctx: &SectionCtx,
     label: &str,
     messages: Vec<ChatMessage>,
 ) -> mlua::Result<String> {
     let label = declared_label(ctx, label).map_err(usage_error)?;
+    let records = Arc::new(Mutex::new(messages.clone()));
+    let _shown = Shown::start(ctx, &records);
+    suspending_call(lua, &ctx.control, "models.infer")?;
     let reply = round(ctx, &label, messages, Vec::new()).await?;
     Ok(reply.content)
 }
@@ -119,6 +156,8 @@ pub async fn run_loop(
     globals: Globals,
 ) -> mlua::Result<Result<String, Value>> {
     let label = declared_label(ctx, label).map_err(usage_error)?;
+    let _shown = Shown::start(ctx, &list);
+    suspending_call(lua, &ctx.control, "models.loop")?;
     let cap = ctx.run.prepared.round_cap;
     let mut rounds = 0u32;
     loop {
@@ -180,6 +219,7 @@ async fn dispatch_calls(
         name: None,
     }];
     for call in &reply.tool_calls {
+        Shown::pending(ctx, &records);
         let content = match dispatch::model_call(lua, ctx, call, offered, globals).await? {
             Ok(content) => content,
             Err(raised) => return Ok(Err(raised)),

@@ -20,7 +20,10 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-pub use context::debugger::{BlockLine, DebugListener, Debugger, Stop};
+pub use context::debugger::{
+    Answer, BlockLine, ChainKind, DebugListener, Debugger, ExceptionFilters, Frame, FramePlace,
+    HitCondition, LineBreakpoint, Query, ScopeInfo, StepKind, Stop, StopReason, Variable,
+};
 pub use context::{NoEvents, RunEvents};
 
 use crate::error::RunError;
@@ -113,7 +116,11 @@ pub async fn run(
         // Prepare's lines are few and short; past the limit they are dropped.
         let _ = shared.log_line(line);
     }
-    let chain = Arc::new(Chain::main(options.args, options.cancel.child_token()));
+    let chain = Arc::new(Chain::main_debugged(
+        options.args,
+        options.cancel.child_token(),
+        options.debugger.as_ref(),
+    ));
     let outcome = if options.cancel.is_cancelled() {
         Err(RunError::cancelled())
     } else {

@@ -12,7 +12,7 @@ use crate::error::{RunError, RunErrorKind};
 use crate::run::chain_var;
 use crate::run::context::{Chain, Globals, RunShared, SectionCtx, SectionState};
 use crate::run::location::{children_at, section_at, Located, SectionPath};
-use crate::run::vm::{self, exec_block, BlockFailure, VmControl};
+use crate::run::vm::{self, exec_block, BlockFailure, VmControl, VmDebug};
 
 /// How one section's run ended.
 #[derive(Debug)]
@@ -55,10 +55,25 @@ pub async fn run_section(
         None => (String::new(), &document.h1_body),
     };
     run.events.section(&heading);
-    let control = Arc::new(
-        VmControl::new(chain.cancel.clone(), run.limits)
-            .with_debugger(run.debugger.clone(), &heading),
-    );
+    let debug = chain.debug.as_ref().map(|debug| {
+        let thread = &debug.thread;
+        let shown = match path.len() {
+            0 => format!(
+                "# {}",
+                document.title.as_ref().map_or("", |t| t.text.as_str())
+            ),
+            depth => format!("{} {heading}", "#".repeat(depth + 1)),
+        };
+        thread.debugger().enter_section(thread.id(), shown.clone());
+        VmDebug::new(
+            thread.debugger().clone(),
+            thread.id(),
+            (path.clone(), shown),
+            debug.caller_frames.clone(),
+            debug.protected,
+        )
+    });
+    let control = Arc::new(VmControl::new(chain.cancel.clone(), run.limits).with_debug(debug));
     let ctx = Arc::new(SectionCtx {
         run: run.clone(),
         chain: chain.clone(),

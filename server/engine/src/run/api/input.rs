@@ -8,7 +8,7 @@ use crate::error::{EngineError, ErrorKind};
 use crate::messages;
 use crate::run::context::SectionCtx;
 use crate::run::json::type_name;
-use crate::run::vm::{lazy_function, usage_error};
+use crate::run::vm::{lazy_function, suspending_call, usage_error};
 
 /// Installs `input`.
 pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
@@ -20,13 +20,14 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
 }
 
 fn ask_function(lua: &Lua, ctx: Arc<SectionCtx>) -> mlua::Result<Function> {
-    lua.create_async_function(move |_, question: Value| {
+    lua.create_async_function(move |lua, question: Value| {
         let ctx = ctx.clone();
         async move {
             let question = match &question {
                 Value::String(s) => s.to_string_lossy(),
                 other => return Err(usage_error(messages::input_question_not_string(type_name(other)))),
             };
+            suspending_call(&lua, &ctx.control, "input.ask")?;
             let unavailable = || EngineError::new(ErrorKind::InputUnavailable, messages::INPUT_UNAVAILABLE);
             let Some(broker) = ctx.run.host.input() else {
                 return Err(ctx.control.raise(unavailable()));

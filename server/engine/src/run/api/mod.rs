@@ -2,6 +2,7 @@
 //! the entry. [`LuaGlobals`] is what the walk installs in every section VM.
 
 pub mod args;
+pub mod debug_view;
 pub mod input;
 pub mod log;
 pub mod messages;
@@ -39,6 +40,7 @@ impl SectionGlobals for LuaGlobals {
 
 /// Installs the globals a VM has before the shared library replays.
 pub fn install_base(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
+    debug_view::attach(ctx);
     args::install(lua, ctx)?;
     var::install(lua, ctx)?;
     sys::install(lua, ctx)?;

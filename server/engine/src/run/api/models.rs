@@ -16,10 +16,12 @@ use crate::run::vm::{lazy_function, reraising, usage_error};
 /// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`
 /// (whose `task` calls start chains with `globals`).
 #[derive(Clone)]
-struct ModelHandle {
+pub(super) struct ModelHandle {
     ctx: Arc<SectionCtx>,
-    label: String,
-    model: String,
+    /// The label.
+    pub(super) label: String,
+    /// The Host model it resolved to.
+    pub(super) model: String,
     globals: Globals,
 }
 
@@ -95,14 +97,14 @@ fn infer_function(
     fixed: Option<String>,
     name: &'static str,
 ) -> mlua::Result<Function> {
-    lua.create_async_function(move |_, args: mlua::MultiValue| {
+    lua.create_async_function(move |lua, args: mlua::MultiValue| {
         let ctx = ctx.clone();
         let fixed = fixed.clone();
         async move {
             let x = subject_arg(args, fixed.is_some());
             let messages = conversation_of(name, &x)?;
             let label = label_of(&ctx, fixed)?;
-            conversation::infer(&ctx, &label, messages).await
+            conversation::infer(&lua, &ctx, &label, messages).await
         }
     })
 }

@@ -169,6 +169,20 @@ pub struct Chain {
     pub races: Vec<(Arc<RaceTracker>, usize)>,
     /// Fires when this chain must stop.
     pub cancel: CancellationToken,
+    /// The chain's registration with the run's debugger, when one is attached.
+    pub debug: Option<ChainDebug>,
+}
+
+/// A chain as the run's debugger knows it.
+#[derive(Debug)]
+pub struct ChainDebug {
+    /// Its thread (ended when the chain is dropped).
+    pub thread: debugger::DebugThread,
+    /// The frames of its callers when it started, innermost first.
+    pub caller_frames: Vec<debugger::Frame>,
+    /// True when an error ending it is caught by a caller's `pcall` or by the
+    /// engine (a task): not an uncaught error then.
+    pub protected: bool,
 }
 
 impl Chain {
@@ -181,7 +195,23 @@ impl Chain {
             arm: None,
             races: Vec::new(),
             cancel,
+            debug: None,
         }
+    }
+
+    /// The main walk of a run, registered as the debugger's first thread.
+    pub fn main_debugged(
+        args: String,
+        cancel: CancellationToken,
+        debugger: Option<&Arc<debugger::Debugger>>,
+    ) -> Self {
+        let mut chain = Chain::main(args, cancel);
+        chain.debug = debugger.map(|debugger| ChainDebug {
+            thread: debugger.start_thread(None, debugger::ChainKind::Walk, String::new()),
+            caller_frames: Vec::new(),
+            protected: false,
+        });
+        chain
     }
 
     /// The current `var` data.
@@ -197,9 +227,22 @@ impl Chain {
     }
 }
 
+/// The conversation a section's `models.loop` or `models.infer` works on now:
+/// kept only while a debugger is attached, for its Run scope.
+#[derive(Debug, Default, Clone)]
+pub struct LiveConversation {
+    /// The list the loop appends to.
+    pub records: Arc<Mutex<Vec<crate::models::ChatMessage>>>,
+    /// The records of the round in progress, not yet appended (the assistant's
+    /// record with its tool calls, the tool records so far).
+    pub pending: Vec<crate::models::ChatMessage>,
+}
+
 /// What a section selected and did so far.
 #[derive(Debug, Default)]
 pub struct SectionState {
+    /// The conversation in progress (see [`LiveConversation`]).
+    pub conversation: Option<LiveConversation>,
     /// `models.use`.
     pub model_use: Option<String>,
     /// True after the section's first tool or model call.

@@ -18,7 +18,7 @@ use crate::run::tools::object::ToolObject;
 use crate::run::tools::schema::check_arguments;
 use crate::run::tools::scope::bound_tool;
 use crate::run::tools::{is_engine_tool, tasks};
-use crate::run::vm::usage_error;
+use crate::run::vm::{suspending_call, usage_error};
 
 /// What a call made from Lua ends with: `(true, value)` returns the value, `(false,
 /// value)` raises it (a local handler's own error value).
@@ -141,6 +141,7 @@ pub async fn script_call(
 ) -> mlua::Result<Returned> {
     let name = called_name(&target)?;
     let arguments = call_arguments(&args)?;
+    suspending_call(lua, &ctx.control, "tools.call")?;
     if is_engine_tool(&name) {
         return Err(unbound(ctx, &name));
     }
@@ -202,6 +203,9 @@ pub async fn model_call(
     let Some(spec) = offered.iter().find(|s| s.name == name) else {
         return Err(usage_error(messages::out_of_scope_tool(name, &[], false)));
     };
+    if ctx.control.debug.is_some() {
+        suspending_call(lua, &ctx.control, &format!("tool:{name}"))?;
+    }
     let call_id = if call.id.is_empty() {
         ctx.run.tools.next_call_id()
     } else {

@@ -12,7 +12,7 @@ use crate::run::context::tools::LocalSpec;
 use crate::run::context::SectionCtx;
 use crate::run::json::{self, type_name};
 use crate::run::tools::scope::{bound_tool, check_alias};
-use crate::run::vm::{protected_call, scalar_result, usage_error, VmControl};
+use crate::run::vm::{protected_call, scalar_result, usage_error, waiting_frames, VmControl};
 
 /// Where a VM keeps its local tools' handlers (alias -> function).
 const HANDLERS_KEY: &str = "promptforge.local_tools";
@@ -142,12 +142,19 @@ fn handlers_table(lua: &Lua) -> mlua::Result<Table> {
     Ok(table)
 }
 
-/// Counts the handlers running in a VM while it lives (`jump` is refused then).
+/// Counts the handlers running in a VM while it lives (`jump` is refused then);
+/// with a debugger attached, keeps the frames of the thread that waits for it.
 struct Running<'a>(&'a VmControl);
 
 impl<'a> Running<'a> {
-    fn enter(control: &'a VmControl) -> Self {
+    fn enter(lua: &Lua, control: &'a VmControl) -> Self {
         control.handlers.fetch_add(1, Ordering::SeqCst);
+        if let Some(debug) = &control.debug {
+            let frames = waiting_frames(lua);
+            if let Ok(mut waits) = debug.waiting_frames.lock() {
+                waits.push(frames);
+            }
+        }
         Running(control)
     }
 }
@@ -155,6 +162,11 @@ impl<'a> Running<'a> {
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         self.0.handlers.fetch_sub(1, Ordering::SeqCst);
+        if let Some(debug) = &self.0.debug {
+            if let Ok(mut waits) = debug.waiting_frames.lock() {
+                waits.pop();
+            }
+        }
     }
 }
 
@@ -171,7 +183,7 @@ pub async fn run_handler(
     let handler: Function = handlers_table(lua)?.raw_get(alias)?;
     let table = json::to_lua(lua, arguments)?;
     let values: MultiValue = {
-        let _running = Running::enter(&ctx.control);
+        let _running = Running::enter(lua, &ctx.control);
         protected_call(lua, handler, table).await?
     };
     let mut values = values.into_iter();

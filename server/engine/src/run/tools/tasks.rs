@@ -13,9 +13,10 @@ use crate::error::{EngineError, RunError, RunErrorKind};
 use crate::messages;
 use crate::models::ToolSpec;
 use crate::run::chain_var;
+use crate::run::context::debugger::ChainKind;
 use crate::run::context::tasks::{finish, TaskEntry, TaskState};
 use crate::run::context::{Globals, SectionCtx};
-use crate::run::control::deeper_chain;
+use crate::run::control::{deeper_chain, ChainOrigin, NewChain};
 use crate::run::location::resolve;
 use crate::run::tools::schema::check_arguments;
 use crate::run::vm::usage_error;
@@ -123,14 +124,6 @@ fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json, globals: Globals) -> mlu
     let var = chain_var::current(lua).map_err(usage_error)?;
     let scope = ctx.with_state(|s| s.tools.task_scope.clone());
     let cancel = ctx.chain.cancel.child_token();
-    let chain = deeper_chain(
-        ctx,
-        input,
-        var,
-        None,
-        ctx.chain.races.clone(),
-        cancel.clone(),
-    )?;
     let entry = TaskEntry {
         state: Arc::new(Mutex::new(TaskState::Running)),
         cancel: cancel.clone(),
@@ -138,6 +131,22 @@ fn start(lua: &Lua, ctx: &SectionCtx, arguments: &Json, globals: Globals) -> mlu
     };
     let id = ctx.run.tools.tasks.add(entry.clone());
     ctx.with_state(|s| s.tools.started.push(id.clone()));
+    let origin = ChainOrigin::here(ctx, lua);
+    let new = NewChain {
+        args: input,
+        var,
+        arm: None,
+        races: ctx.chain.races.clone(),
+        cancel: cancel.clone(),
+    };
+    let chain = match deeper_chain(ctx, origin.as_ref(), ChainKind::Task(id.clone()), new) {
+        Ok(chain) => chain,
+        Err(error) => {
+            finish(&entry.state, TaskState::Failed(error.to_string()));
+            entry.finished.cancel();
+            return Err(error);
+        }
+    };
     let run = ctx.run.clone();
     tokio::spawn(async move {
         let outcome = tokio::select! {

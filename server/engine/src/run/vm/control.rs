@@ -4,7 +4,7 @@
 //! block runner read and write it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use mlua::Lua;
 use tokio_util::sync::CancellationToken;
@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 use crate::error::EngineError;
 use crate::host::Limits;
 use crate::messages;
-use crate::run::context::debugger::Debugger;
-use crate::run::location::Located;
+use crate::run::context::debugger::{Debugger, Frame, SectionView};
+use crate::run::location::{Located, SectionPath};
 
 /// What ends a block early and passes through every `pcall`.
 #[derive(Debug, Clone)]
@@ -41,9 +41,97 @@ pub struct VmControl {
     /// Bytes this VM made the host keep for it (message list texts), counted
     /// against the VM's memory ceiling.
     host_bytes: AtomicU64,
-    /// The run's debugger and the heading of the section this VM runs, when a
-    /// debugger is attached.
-    pub(super) debug: Option<(Arc<Debugger>, String)>,
+    /// The VM's side of the run's debugger, when one is attached.
+    pub debug: Option<VmDebug>,
+}
+
+/// A VM's side of the run's debugger: its chain's thread, where it runs, and the
+/// state the hooks keep while the debugger watches it.
+pub struct VmDebug {
+    /// The run's debugger.
+    pub debugger: Arc<Debugger>,
+    /// The thread of the VM's chain.
+    pub thread: i64,
+    /// The section the VM runs (empty: the H1 pass).
+    pub section: SectionPath,
+    /// Its heading as written (`## Go`; `# Title` for the H1 pass).
+    pub heading: String,
+    /// The frames below this VM's: its chain's callers, as they were when the
+    /// chain started.
+    pub caller_frames: Vec<Frame>,
+    /// True when an error ending this chain is caught by a caller's `pcall` (or
+    /// by the engine, for a task): it is not an uncaught error then.
+    pub protected: bool,
+    /// The Run scope of the VM's section.
+    view: OnceLock<Weak<dyn SectionView>>,
+    /// True while the debugger runs Lua in the paused VM (`evaluate`, a
+    /// condition): the hooks neither stop nor charge the VM's budget then.
+    pub evaluating: AtomicBool,
+    /// Instructions the current evaluation ran.
+    pub eval_instructions: AtomicU64,
+    /// True when the VM's hook triggers watch lines.
+    pub lines_on: AtomicBool,
+    /// The frames of this VM's threads that wait for a local tool handler they
+    /// called (the innermost wait last).
+    pub waiting_frames: Mutex<Vec<Vec<Frame>>>,
+}
+
+impl std::fmt::Debug for VmDebug {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VmDebug")
+            .field("thread", &self.thread)
+            .field("section", &self.section)
+            .finish_non_exhaustive()
+    }
+}
+
+impl VmDebug {
+    /// The debugger's side of a VM of thread `thread`, running `section`.
+    pub fn new(
+        debugger: Arc<Debugger>,
+        thread: i64,
+        (section, heading): (SectionPath, String),
+        caller_frames: Vec<Frame>,
+        protected: bool,
+    ) -> Self {
+        VmDebug {
+            lines_on: AtomicBool::new(debugger.lines_wanted()),
+            debugger,
+            thread,
+            section,
+            heading,
+            caller_frames,
+            protected,
+            view: OnceLock::new(),
+            evaluating: AtomicBool::new(false),
+            eval_instructions: AtomicU64::new(0),
+            waiting_frames: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Gives the VM its section's Run scope (once).
+    pub fn attach_view(&self, view: Weak<dyn SectionView>) {
+        let _ = self.view.set(view);
+    }
+
+    /// The section's Run scope, while the section lives.
+    pub fn view(&self) -> Option<Arc<dyn SectionView>> {
+        self.view.get().and_then(Weak::upgrade)
+    }
+
+    /// True while this VM runs the H1 pass.
+    pub fn is_h1(&self) -> bool {
+        self.section.is_empty()
+    }
+
+    /// The frames of the threads waiting in this VM, innermost first.
+    pub fn waiting(&self) -> Vec<Frame> {
+        let waits = self
+            .waiting_frames
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        waits.iter().rev().flatten().cloned().collect()
+    }
 }
 
 impl VmControl {
@@ -63,10 +151,9 @@ impl VmControl {
         }
     }
 
-    /// Attaches the run's debugger (if any) to this VM, which runs the section
-    /// headed `section`.
-    pub fn with_debugger(mut self, debugger: Option<Arc<Debugger>>, section: &str) -> Self {
-        self.debug = debugger.map(|debugger| (debugger, section.to_owned()));
+    /// Attaches the debugger's side of the VM, when a debugger is attached.
+    pub fn with_debug(mut self, debug: Option<VmDebug>) -> Self {
+        self.debug = debug;
         self
     }
 
@@ -127,6 +214,11 @@ impl VmControl {
     /// True while a jump, a limit or a cancellation unwinds the VM.
     pub fn is_aborted(&self) -> bool {
         self.abort.lock().map(|a| a.is_some()).unwrap_or(true)
+    }
+
+    /// The abort unwinding the VM now, if any (it stays recorded).
+    pub fn pending_abort(&self) -> Option<Abort> {
+        self.abort.lock().ok().and_then(|a| a.clone())
     }
 
     pub(super) fn take_abort(&self) -> Option<Abort> {

@@ -24,6 +24,14 @@ pub(super) fn innermost(error: &mlua::Error) -> &mlua::Error {
     }
 }
 
+/// True for the error a `call` chain or a fanout arm ended with, raised again in
+/// its caller as a plain error.
+pub(super) fn is_chain_failure(error: &mlua::Error) -> bool {
+    innermost(error)
+        .downcast_ref::<crate::error::ChainFailure>()
+        .is_some()
+}
+
 /// True for the VM's out-of-memory error, however wrapped.
 pub(super) fn is_memory_error(error: &mlua::Error) -> bool {
     matches!(innermost(error), mlua::Error::MemoryError(_))

@@ -9,3 +9,5 @@ pub(super) const TOSTRING_KEY: &str = "promptforge.tostring";
 pub(super) const PCALL_KEY: &str = "promptforge.pcall";
 /// The VM's original `error`.
 pub(super) const ERROR_KEY: &str = "promptforge.error";
+/// The VM's original `xpcall` (the debugger finds `pcall`s on a stack by it).
+pub(super) const RAW_XPCALL_KEY: &str = "promptforge.raw_xpcall";

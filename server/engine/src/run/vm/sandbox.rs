@@ -11,9 +11,11 @@ use mlua::debug::DebugEvent;
 use mlua::{Function, Lua, LuaOptions, StdLib, Value, VmState};
 
 use super::control::{Abort, VmControl};
-use super::errors::{convert_error, is_memory_error};
+use super::debug_hook::{self, HookFunction, KeptHook};
+use super::errors::{convert_error, is_memory_error, usage_error};
+use super::eval::{eval_budget_message, EVAL_INSTRUCTIONS};
 use super::functions::load_cached;
-use super::registry::{DRIVER_KEY, ERROR_KEY, PCALL_KEY, TOSTRING_KEY};
+use super::registry::{DRIVER_KEY, ERROR_KEY, PCALL_KEY, RAW_XPCALL_KEY, TOSTRING_KEY};
 use crate::error::EngineError;
 use crate::messages;
 use crate::run::patterns;
@@ -26,7 +28,7 @@ pub const HOOK_INTERVAL: u32 = 1000;
 const YIELD_EVERY: u64 = 10;
 
 const PRELUDE: &str = r#"
-local raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark, gc_refused = ...
+local raw_pcall, raw_xpcall, error, is_fatal, convert, handler, mark, gc_refused, raised = ...
 local raw_setmetatable, rawget, type, raw_resume = setmetatable, rawget, type, coroutine.resume
 local function after(ok, ...)
   if ok then return true, ... end
@@ -44,6 +46,18 @@ xpcall = function(f, h, ...)
     if is_fatal(e) then return e end
     return h(convert(e))
   end, ...))
+end
+if raised then
+  -- A debugger sees every error where it is raised, caught or not.
+  local function seen(e) raised(e) return e end
+  pcall = function(f, ...) return after(raw_xpcall(f, seen, ...)) end
+  xpcall = function(f, h, ...)
+    return after_x(raw_xpcall(f, function(e)
+      if is_fatal(e) then return e end
+      raised(e)
+      return h(convert(e))
+    end, ...))
+  end
 end
 -- A finalizer would run with the hooks off, outside the instruction budget and
 -- cancellation: __gc is refused.
@@ -116,6 +130,7 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
         if let Ok(mut last) = line_control.last_line.lock() {
             *last = found;
         }
+        debug_hook::on_raise(lua, &line_control, &e, false)?;
         Ok(e)
     })?;
     let mark_control = control.clone();
@@ -127,6 +142,16 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     let raw_pcall: Function = globals.get("pcall")?;
     let raw_xpcall: Function = globals.get("xpcall")?;
     let error: Function = globals.get("error")?;
+    let raised = match &control.debug {
+        Some(_) => {
+            lua.set_named_registry_value(RAW_XPCALL_KEY, &raw_xpcall)?;
+            let raised_control = control.clone();
+            Some(lua.create_function(move |lua, e: Value| {
+                debug_hook::on_raise(lua, &raised_control, &e, true)
+            })?)
+        }
+        None => None,
+    };
     static PRELUDE_CODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
     let driver: Function = load_cached(&lua, &PRELUDE_CODE, "=prelude", PRELUDE).call((
         raw_pcall,
@@ -137,6 +162,7 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
         handler,
         mark,
         messages::GC_METAMETHOD_REFUSED,
+        raised,
     ))?;
     lua.set_named_registry_value(DRIVER_KEY, driver)?;
     let wrapped_pcall: Function = globals.get("pcall")?;
@@ -147,34 +173,61 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
 
     let hook_control = control.clone();
     let budget = control.limits.lua_instructions;
+    let hook: HookFunction = Arc::new(move |lua, debug| {
+        if debug.event() == DebugEvent::Line {
+            return debug_hook::on_line(lua, debug, &hook_control);
+        }
+        if hook_control.cancel.is_cancelled() {
+            return Err(hook_control.abort(Abort::Error(EngineError::cancelled())));
+        }
+        if let Some(vm) = &hook_control.debug {
+            // The debugger's evaluation has a budget of its own and never yields.
+            if vm.evaluating.load(Ordering::Relaxed) {
+                let used = vm
+                    .eval_instructions
+                    .fetch_add(u64::from(HOOK_INTERVAL), Ordering::Relaxed);
+                if used + u64::from(HOOK_INTERVAL) > EVAL_INSTRUCTIONS {
+                    return Err(usage_error(eval_budget_message()));
+                }
+                return Ok(VmState::Continue);
+            }
+        }
+        let used = hook_control
+            .instructions
+            .fetch_add(u64::from(HOOK_INTERVAL), Ordering::Relaxed)
+            + u64::from(HOOK_INTERVAL);
+        if used > budget {
+            return Err(hook_control.abort(Abort::Error(EngineError::limit(
+                messages::instruction_limit(budget),
+            ))));
+        }
+        if let Some(vm) = &hook_control.debug {
+            debug_hook::on_count(lua, &hook_control, vm)?;
+        }
+        let checks = used / u64::from(HOOK_INTERVAL);
+        if checks.is_multiple_of(YIELD_EVERY)
+            && lua.current_thread().to_pointer() as usize
+                == hook_control.driver_thread.load(Ordering::SeqCst)
+        {
+            return Ok(VmState::Yield);
+        }
+        Ok(VmState::Continue)
+    });
+    let lines = control
+        .debug
+        .as_ref()
+        .is_some_and(|vm| vm.lines_on.load(Ordering::SeqCst));
+    let installed = hook.clone();
     lua.set_global_hook(
-        super::debug_hook::triggers(control, HOOK_INTERVAL),
-        move |lua, debug| {
-            if debug.event() == DebugEvent::Line {
-                return super::debug_hook::on_line(lua, debug, &hook_control);
-            }
-            if hook_control.cancel.is_cancelled() {
-                return Err(hook_control.abort(Abort::Error(EngineError::cancelled())));
-            }
-            let used = hook_control
-                .instructions
-                .fetch_add(u64::from(HOOK_INTERVAL), Ordering::Relaxed)
-                + u64::from(HOOK_INTERVAL);
-            if used > budget {
-                return Err(hook_control.abort(Abort::Error(EngineError::limit(
-                    messages::instruction_limit(budget),
-                ))));
-            }
-            let checks = used / u64::from(HOOK_INTERVAL);
-            if checks.is_multiple_of(YIELD_EVERY)
-                && lua.current_thread().to_pointer() as usize
-                    == hook_control.driver_thread.load(Ordering::SeqCst)
-            {
-                return Ok(VmState::Yield);
-            }
-            Ok(VmState::Continue)
-        },
+        debug_hook::triggers(HOOK_INTERVAL, lines),
+        move |lua, debug| installed(lua, debug),
     )?;
+    if control.debug.is_some() {
+        lua.set_app_data(KeptHook {
+            function: hook,
+            interval: HOOK_INTERVAL,
+        });
+    }
     let bytes = control.limits.lua_memory_mib.saturating_mul(1024 * 1024);
     lua.set_memory_limit(usize::try_from(bytes).unwrap_or(usize::MAX))?;
     lua.set_app_data(control.clone());

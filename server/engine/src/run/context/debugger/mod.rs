@@ -1,0 +1,382 @@
+//! A debugger attached to a run (the debugger issue): the breakpoints, the
+//! chains as threads, and the pause of a chain that stops until the debugger
+//! resumes it (with a step or without) or the run is cancelled. While a chain is
+//! paused the front end asks it questions ([`Query`]) through its mailbox and the
+//! paused chain answers them on its own thread, where its VM lives.
+//!
+//! The engine knows blocks and their lines; the adapter maps them to the prompt
+//! file's lines and speaks the protocol. A run without a debugger never reaches
+//! this module.
+
+pub mod breakpoints;
+mod threads;
+pub mod vocabulary;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use breakpoints::LineBreakpoints;
+pub use breakpoints::{
+    function_name_problem, ExceptionFilters, HitCondition, LineBreakpoint, FUNCTION_NAMES,
+};
+use threads::{Order, PendingStep, Threads};
+pub use vocabulary::{
+    Answer, BlockLine, ChainKind, DebugListener, Frame, FramePlace, Query, RunValue, ScopeInfo,
+    SectionView, Shown, StepKind, Stop, StopReason, Variable,
+};
+
+/// How often a paused chain looks at the run's cancel signal.
+const CANCEL_CHECK: Duration = Duration::from_millis(10);
+
+/// The debugger of one run. Shared by every VM of the run.
+pub struct Debugger {
+    lines: RwLock<LineBreakpoints>,
+    functions: RwLock<Vec<String>>,
+    any_functions: AtomicBool,
+    uncaught: AtomicBool,
+    raised: AtomicBool,
+    threads: Mutex<Threads>,
+    /// True while any line breakpoint is set or any step, pause or entry stop
+    /// is pending: VMs watch their lines then.
+    lines_wanted: AtomicBool,
+    /// True while any step, pause or entry stop is pending.
+    attention: AtomicBool,
+    stop_on_entry: AtomicBool,
+    listener: Arc<dyn DebugListener>,
+}
+
+impl std::fmt::Debug for Debugger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Debugger").finish_non_exhaustive()
+    }
+}
+
+/// A chain's registration as a thread: ends it when dropped.
+#[derive(Debug)]
+pub struct DebugThread {
+    debugger: Arc<Debugger>,
+    id: i64,
+}
+
+impl DebugThread {
+    /// The thread's id.
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// The run's debugger.
+    pub fn debugger(&self) -> &Arc<Debugger> {
+        &self.debugger
+    }
+}
+
+impl Drop for DebugThread {
+    fn drop(&mut self) {
+        self.debugger.end_thread(self.id);
+    }
+}
+
+impl Debugger {
+    /// A debugger telling `listener`, with no breakpoints.
+    pub fn new(listener: Arc<dyn DebugListener>) -> Self {
+        Debugger {
+            lines: RwLock::new(LineBreakpoints::default()),
+            functions: RwLock::new(Vec::new()),
+            any_functions: AtomicBool::new(false),
+            uncaught: AtomicBool::new(false),
+            raised: AtomicBool::new(false),
+            threads: Mutex::new(Threads::default()),
+            lines_wanted: AtomicBool::new(false),
+            attention: AtomicBool::new(false),
+            stop_on_entry: AtomicBool::new(false),
+            listener,
+        }
+    }
+
+    fn threads(&self) -> MutexGuard<'_, Threads> {
+        self.threads.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Recomputes the flags the hooks read without a lock.
+    fn refresh(&self, threads: &Threads) {
+        let attention = threads.any_pending();
+        self.attention.store(attention, Ordering::SeqCst);
+        let breakpoints = !self
+            .lines
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty();
+        self.lines_wanted
+            .store(attention || breakpoints, Ordering::SeqCst);
+    }
+
+    // ---- the front end's side ----
+
+    /// Replaces the line breakpoints. Every VM sees the change within a few
+    /// thousand instructions, and at once when it is created or resumed.
+    pub fn set_line_breakpoints(&self, breakpoints: impl IntoIterator<Item = LineBreakpoint>) {
+        *self.lines.write().unwrap_or_else(PoisonError::into_inner) =
+            LineBreakpoints::new(breakpoints);
+        let threads = self.threads();
+        self.refresh(&threads);
+    }
+
+    /// Replaces the function breakpoints (names of [`FUNCTION_NAMES`] or
+    /// `tool:ALIAS`).
+    pub fn set_function_breakpoints(&self, names: Vec<String>) {
+        self.any_functions
+            .store(!names.is_empty(), Ordering::SeqCst);
+        *self
+            .functions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = names;
+    }
+
+    /// Replaces the exception filters.
+    pub fn set_exception_filters(&self, filters: ExceptionFilters) {
+        self.uncaught.store(filters.uncaught, Ordering::SeqCst);
+        self.raised.store(filters.raised, Ordering::SeqCst);
+    }
+
+    /// Makes the walk stop at the first line it runs.
+    pub fn stop_on_entry(&self) {
+        self.stop_on_entry.store(true, Ordering::SeqCst);
+    }
+
+    /// The live chains: id and name, in the order they started.
+    pub fn thread_list(&self) -> Vec<(i64, String)> {
+        self.threads()
+            .entries
+            .iter()
+            .map(|(id, entry)| (*id, entry.name()))
+            .collect()
+    }
+
+    /// Asks the chain `thread` and the chains it started to stop at their next
+    /// line (or within a few thousand instructions); false for an unknown thread.
+    pub fn pause(&self, thread: i64) -> bool {
+        let mut threads = self.threads();
+        if !threads.entries.contains_key(&thread) {
+            return false;
+        }
+        for id in threads.with_descendants(thread) {
+            if let Some(entry) = threads.entries.get_mut(&id) {
+                if entry.mailbox.is_none() {
+                    entry.wanted = Some(StopReason::Pause);
+                }
+            }
+        }
+        self.refresh(&threads);
+        true
+    }
+
+    /// Resumes the paused chain `thread`, with a step or without; false when it
+    /// is not paused.
+    pub fn resume(&self, thread: i64, step: Option<StepKind>) -> bool {
+        let threads = self.threads();
+        threads
+            .entries
+            .get(&thread)
+            .and_then(|entry| entry.mailbox.as_ref())
+            .is_some_and(|mailbox| mailbox.send(Order::Resume(step)).is_ok())
+    }
+
+    /// Resumes every paused chain, without a step.
+    pub fn resume_all(&self) {
+        let threads = self.threads();
+        for entry in threads.entries.values() {
+            if let Some(mailbox) = &entry.mailbox {
+                let _ = mailbox.send(Order::Resume(None));
+            }
+        }
+    }
+
+    /// Asks the paused chain `thread` a question; None when it is not paused.
+    /// The answer comes once the chain has answered the questions before it.
+    pub fn ask(&self, thread: i64, query: Query) -> Option<oneshot::Receiver<Answer>> {
+        let threads = self.threads();
+        let mailbox = threads.entries.get(&thread)?.mailbox.as_ref()?;
+        let (answer, answered) = oneshot::channel();
+        mailbox.send(Order::Query(query, answer)).ok()?;
+        Some(answered)
+    }
+
+    // ---- the engine's side ----
+
+    /// Registers a chain as a thread, started by `parent` (its thread and its
+    /// stack depth at the start) and running `section` (its heading as written).
+    pub fn start_thread(
+        self: &Arc<Self>,
+        parent: Option<(i64, usize)>,
+        kind: ChainKind,
+        section: String,
+    ) -> DebugThread {
+        let walk = kind == ChainKind::Walk;
+        let id = {
+            let mut threads = self.threads();
+            let id = threads.start(parent, kind, section);
+            if walk && self.stop_on_entry.swap(false, Ordering::SeqCst) {
+                if let Some(entry) = threads.entries.get_mut(&id) {
+                    entry.wanted = Some(StopReason::Entry);
+                }
+            }
+            self.refresh(&threads);
+            id
+        };
+        self.listener.thread(id, true);
+        DebugThread {
+            debugger: self.clone(),
+            id,
+        }
+    }
+
+    fn end_thread(&self, id: i64) {
+        {
+            let mut threads = self.threads();
+            threads.end(id);
+            self.refresh(&threads);
+        }
+        self.listener.thread(id, false);
+    }
+
+    /// The chain `thread` now runs the section headed `section` (as written).
+    pub fn enter_section(&self, thread: i64, section: String) {
+        if let Some(entry) = self.threads().entries.get_mut(&thread) {
+            entry.section = section;
+        }
+    }
+
+    /// True while VMs should watch their lines (see the field).
+    pub fn lines_wanted(&self) -> bool {
+        self.lines_wanted.load(Ordering::Relaxed)
+    }
+
+    /// True while any step, pause or entry stop is pending.
+    pub fn attention(&self) -> bool {
+        self.attention.load(Ordering::Relaxed)
+    }
+
+    /// The stop wanted of `thread` at its next line (a pause, the entry).
+    pub fn wanted(&self, thread: i64) -> Option<StopReason> {
+        if !self.attention() {
+            return None;
+        }
+        self.threads().entries.get(&thread)?.wanted
+    }
+
+    /// The step pending on `thread`: its kind and the depth it started at.
+    pub fn step(&self, thread: i64) -> Option<(StepKind, usize)> {
+        if !self.attention() {
+            return None;
+        }
+        let step = self.threads().entries.get(&thread)?.step?;
+        Some((step.kind, step.depth))
+    }
+
+    /// The line breakpoint at `place`, if any.
+    pub fn line_breakpoint(&self, place: BlockLine) -> Option<LineBreakpoint> {
+        self.lines
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .at(place)
+    }
+
+    /// Counts a hit of the breakpoint at `place` and gives the count so far.
+    pub fn count_hit(&self, place: BlockLine) -> u64 {
+        self.lines
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .count_hit(place)
+    }
+
+    /// True when a function breakpoint names `name`.
+    pub fn function_breakpoint(&self, name: &str) -> bool {
+        self.any_functions.load(Ordering::Relaxed)
+            && self
+                .functions
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .any(|n| n == name)
+    }
+
+    /// The exception filters now.
+    pub fn exception_filters(&self) -> ExceptionFilters {
+        ExceptionFilters {
+            uncaught: self.uncaught.load(Ordering::Relaxed),
+            raised: self.raised.load(Ordering::Relaxed),
+        }
+    }
+
+    /// A logpoint's message.
+    pub fn output(&self, text: &str) {
+        self.listener.output(text);
+    }
+
+    /// Pauses the chain `thread` (at stack depth `depth`): tells the listener,
+    /// then answers the front end's questions with `serve` on this thread until
+    /// it is resumed (true; a step asked then is pending from `depth`) or
+    /// `cancel` fires (false). On a multi-thread runtime the worker's other tasks
+    /// move to another thread meanwhile, so the other chains and the front end
+    /// go on.
+    pub fn stop(
+        &self,
+        thread: i64,
+        depth: usize,
+        stop: Stop,
+        serve: &mut dyn FnMut(Query) -> Answer,
+        cancel: &CancellationToken,
+    ) -> bool {
+        let (mailbox, orders) = mpsc::channel();
+        {
+            let mut threads = self.threads();
+            let ended = threads.entries.get_mut(&thread).and_then(|entry| {
+                entry.wanted = None;
+                entry.mailbox = Some(mailbox);
+                entry.step.take().map(|step: PendingStep| step.token)
+            });
+            if let Some(token) = ended {
+                threads.end_step(token);
+            }
+            self.refresh(&threads);
+        }
+        self.listener.stopped(thread, &stop);
+        let wait = || loop {
+            match orders.recv_timeout(CANCEL_CHECK) {
+                Ok(Order::Query(query, answer)) => {
+                    let _ = answer.send(serve(query));
+                }
+                Ok(Order::Resume(step)) => return Some(step),
+                Err(mpsc::RecvTimeoutError::Timeout) if !cancel.is_cancelled() => {}
+                Err(_) => return None,
+            }
+        };
+        let resumed = blocking(wait);
+        let mut threads = self.threads();
+        let token = threads.token();
+        if let Some(entry) = threads.entries.get_mut(&thread) {
+            entry.mailbox = None;
+            if let Some(Some(kind)) = resumed {
+                entry.step = Some(PendingStep { token, kind, depth });
+            }
+        }
+        self.refresh(&threads);
+        resumed.is_some()
+    }
+}
+
+/// Runs `wait`, which blocks this thread: on a multi-thread runtime the
+/// worker's other tasks move to another thread meanwhile.
+fn blocking<T>(wait: impl FnOnce() -> T) -> T {
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if multi_thread {
+        tokio::task::block_in_place(wait)
+    } else {
+        wait()
+    }
+}
