@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 pub mod agreement;
+pub mod dap_client;
 pub mod diff;
 pub mod lsp_client;
 

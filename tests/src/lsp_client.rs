@@ -65,6 +65,26 @@ pub fn read_message(reader: &mut impl BufRead) -> Option<Value> {
     serde_json::from_slice(&body).ok()
 }
 
+/// Spawns `command` with piped stdin and stdout (stderr as the command says),
+/// and a thread that reads its stdout as framed messages: the process, its
+/// stdin and the messages as they come.
+pub fn spawn_framed(mut command: Command) -> (Child, ChildStdin, Receiver<Value>) {
+    command.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = command.spawn().expect("promptforge starts");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (sender, incoming) = channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        while let Some(message) = read_message(&mut reader) {
+            if sender.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, incoming)
+}
+
 impl LspClient {
     /// Starts the server with extra environment variables.
     pub fn start_with_env(env: &[(&str, &str)]) -> Self {
@@ -85,25 +105,12 @@ impl LspClient {
         let mut command = Command::new(program);
         command
             .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .env_remove("PROMPTFORGE_CONFIG");
         for (key, value) in env {
             command.env(key, value);
         }
-        let mut child = command.spawn().expect("promptforge lsp starts");
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (sender, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        });
+        let (child, stdin, incoming) = spawn_framed(command);
         LspClient {
             child,
             stdin,
@@ -519,26 +526,19 @@ pub struct RawServer {
 impl RawServer {
     /// Starts `promptforge lsp` with every stream piped.
     pub fn start() -> Self {
-        let mut child = Command::new(binary())
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+        Self::start_command("lsp")
+    }
+
+    /// Starts `promptforge SUBCOMMAND` (a server on stdin/stdout) with every
+    /// stream piped.
+    pub fn start_command(subcommand: &str) -> Self {
+        let mut command = Command::new(binary());
+        command
+            .arg(subcommand)
             .stderr(Stdio::piped())
-            .env_remove("PROMPTFORGE_CONFIG")
-            .spawn()
-            .expect("promptforge lsp starts");
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
+            .env_remove("PROMPTFORGE_CONFIG");
+        let (mut child, stdin, incoming) = spawn_framed(command);
         let mut stderr = child.stderr.take().expect("stderr is piped");
-        let (sender, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        });
         let stderr = std::thread::spawn(move || {
             let mut text = String::new();
             let _ = std::io::Read::read_to_string(&mut stderr, &mut text);

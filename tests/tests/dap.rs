@@ -4,145 +4,11 @@
 //! breakpoints bind to lines with code and stop there, with the stack;
 //! `terminate` cancels a run that never ends or is paused.
 
-use std::io::{BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use promptforge_tests::lsp_client::read_message;
-use promptforge_tests::{binary, workspace_root, Scratch};
+use promptforge_tests::dap_client::{prompt_in, DapClient, Setup};
+use promptforge_tests::{workspace_root, Scratch};
 use serde_json::{json, Value};
-
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-/// A `promptforge dap` process and the client's side of the session.
-struct DapClient {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    seq: i64,
-    /// Messages received and not yet taken.
-    pending: Vec<Value>,
-}
-
-impl DapClient {
-    fn start() -> Self {
-        let mut child = Command::new(binary())
-            .arg("dap")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env_remove("PROMPTFORGE_CONFIG")
-            .spawn()
-            .expect("promptforge dap starts");
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (sender, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        DapClient {
-            child,
-            stdin,
-            incoming,
-            seq: 0,
-            pending: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, command: &str, arguments: Value) -> i64 {
-        self.seq += 1;
-        let body = json!({ "seq": self.seq, "type": "request", "command": command, "arguments": arguments });
-        let bytes = serde_json::to_vec(&body).expect("json");
-        let header = format!("Content-Length: {}\r\n\r\n", bytes.len());
-        self.stdin.write_all(header.as_bytes()).expect("write");
-        self.stdin.write_all(&bytes).expect("write");
-        self.stdin.flush().expect("flush");
-        self.seq
-    }
-
-    /// The first message (received or still to come) `pick` accepts.
-    fn take(&mut self, mut pick: impl FnMut(&Value) -> bool) -> Value {
-        if let Some(at) = self.pending.iter().position(&mut pick) {
-            return self.pending.remove(at);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self
-                .incoming
-                .recv_timeout(left)
-                .expect("a message from the adapter");
-            if pick(&message) {
-                return message;
-            }
-            self.pending.push(message);
-        }
-    }
-
-    fn request(&mut self, command: &str, arguments: Value) -> Value {
-        let seq = self.send(command, arguments);
-        self.take(|m| m["type"] == "response" && m["request_seq"] == seq)
-    }
-
-    fn event(&mut self, name: &str) -> Value {
-        self.take(|m| m["type"] == "event" && m["event"] == name)
-    }
-
-    /// The text of every `output` event of `category` received so far and up to
-    /// the `terminated` event.
-    fn output_until_terminated(&mut self, category: &str) -> String {
-        self.event("terminated");
-        self.pending
-            .iter()
-            .filter(|m| m["event"] == "output" && m["body"]["category"] == category)
-            .filter_map(|m| m["body"]["output"].as_str())
-            .collect()
-    }
-
-    fn exit_code(mut self) -> Option<i32> {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// launch of `program`, then configurationDone (both must succeed).
-    fn launch_program(&mut self, program: &std::path::Path) {
-        let launched = self.request("launch", json!({ "program": program }));
-        assert_eq!(launched["success"], true, "{launched}");
-        let done = self.request("configurationDone", Value::Null);
-        assert_eq!(done["success"], true, "{done}");
-    }
-
-    /// initialize, launch with `arguments`, configurationDone.
-    fn launch(&mut self, arguments: Value) -> Value {
-        let initialized = self.request(
-            "initialize",
-            json!({ "adapterID": "promptforge", "linesStartAt1": true }),
-        );
-        assert_eq!(initialized["success"], true, "{initialized}");
-        self.event("initialized");
-        let launched = self.request("launch", arguments);
-        if launched["success"] == true {
-            let done = self.request("configurationDone", Value::Null);
-            assert_eq!(done["success"], true, "{done}");
-        }
-        launched
-    }
-}
 
 #[test]
 fn a_launched_prompt_runs_as_run_does_and_ends_with_exited_and_terminated() {
@@ -174,62 +40,14 @@ fn a_launched_prompt_runs_as_run_does_and_ends_with_exited_and_terminated() {
 const STEPS: &str = "---\nname: steps\ndescription: d\npromptforge: 0\n---\n\n# Steps\n\n```lua shared\nfunction double(n)\n  return n * 2\nend\n```\n\n## Go\n\n```lua\nlocal a = 1\n\n-- then\nlocal b = double(a)\nlog('b is ' .. b)\nreturn b\n```\n";
 
 fn steps_prompt(label: &str) -> (Scratch, std::path::PathBuf) {
-    let scratch = Scratch::new(label);
-    scratch.write(
-        "promptforge.toml",
-        "[limits]\nlua_instructions = 100000000000\n",
-    );
-    let program = scratch.write("steps.md", STEPS);
-    (scratch, program)
-}
-
-/// initialize, setBreakpoints on `lines` of `program`, launch, configurationDone;
-/// the setBreakpoints answer.
-fn launch_with_breakpoints(
-    client: &mut DapClient,
-    program: &std::path::Path,
-    lines: &[u32],
-) -> Value {
-    let initialized = client.request(
-        "initialize",
-        json!({ "adapterID": "promptforge", "linesStartAt1": true }),
-    );
-    assert_eq!(initialized["success"], true, "{initialized}");
-    client.event("initialized");
-    let wanted: Vec<Value> = lines.iter().map(|l| json!({ "line": l })).collect();
-    let set = client.request(
-        "setBreakpoints",
-        json!({ "source": { "path": program }, "breakpoints": wanted }),
-    );
-    client.launch_program(program);
-    set
-}
-
-fn frames(client: &mut DapClient) -> Vec<(String, u64)> {
-    let trace = client.request("stackTrace", json!({ "threadId": 1 }));
-    trace["body"]["stackFrames"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|f| {
-            (
-                f["name"].as_str().unwrap_or_default().to_owned(),
-                f["line"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect()
+    prompt_in(label, "steps.md", STEPS, "")
 }
 
 #[test]
 fn breakpoints_bind_to_lines_with_code_and_stop_there_with_the_stack() {
     let (_scratch, program) = steps_prompt("dap-break");
     let mut client = DapClient::start();
-    let set = launch_with_breakpoints(&mut client, &program, &[19, 11, 3]);
-    let answers = set["body"]["breakpoints"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let answers = client.debug(&program, Setup::lines(&[19, 11, 3]));
     assert_eq!(answers[0]["verified"], true);
     assert_eq!(
         answers[0]["line"], 21,
@@ -246,7 +64,7 @@ fn breakpoints_bind_to_lines_with_code_and_stop_there_with_the_stack() {
     assert_eq!(stopped["body"]["reason"], "breakpoint");
     assert_eq!(stopped["body"]["threadId"], 1);
     assert_eq!(
-        frames(&mut client),
+        client.frames(1),
         [("lua block 2".to_owned(), 21), ("## Go".to_owned(), 15)]
     );
     assert_eq!(
@@ -255,7 +73,7 @@ fn breakpoints_bind_to_lines_with_code_and_stop_there_with_the_stack() {
     );
     client.event("stopped");
     assert_eq!(
-        frames(&mut client),
+        client.frames(1),
         [
             ("double".to_owned(), 11),
             ("lua block 2".to_owned(), 21),
@@ -277,7 +95,7 @@ fn breakpoints_bind_to_lines_with_code_and_stop_there_with_the_stack() {
 fn terminate_ends_a_run_paused_at_a_breakpoint() {
     let (_scratch, program) = steps_prompt("dap-break-end");
     let mut client = DapClient::start();
-    launch_with_breakpoints(&mut client, &program, &[18]);
+    client.debug(&program, Setup::lines(&[18]));
     client.event("stopped");
     let asked = Instant::now();
     assert_eq!(client.request("terminate", Value::Null)["success"], true);
@@ -367,7 +185,8 @@ fn a_launch_that_cannot_run_says_why_and_bad_arguments_are_refused() {
     );
     let scratch = Scratch::new("dap-plain");
     let program = scratch.write("notes.md", "# Notes\n");
-    client.launch_program(&program);
+    client.ok("launch", json!({ "program": program }));
+    client.ok("configurationDone", Value::Null);
     assert_eq!(client.event("exited")["body"]["exitCode"], 2);
     let stderr = client.output_until_terminated("stderr");
     assert!(

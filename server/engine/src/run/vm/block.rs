@@ -175,7 +175,7 @@ fn failure_of(
 }
 
 /// Splits Lua's `b{index}:{line}: ` position prefix off a message.
-fn strip_position(message: &str) -> (String, Option<(usize, u32)>) {
+pub(super) fn strip_position(message: &str) -> (String, Option<(usize, u32)>) {
     let parsed = message.strip_prefix('b').and_then(|rest| {
         let (index, rest) = rest.split_once(':')?;
         let (line, rest) = rest.split_once(": ")?;

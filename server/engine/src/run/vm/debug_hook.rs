@@ -14,6 +14,7 @@ use std::sync::Arc;
 use mlua::debug::{Debug, HookTriggers};
 use mlua::{Function, Lua, Value, VmState};
 
+use super::block::strip_position;
 use super::control::{Abort, VmControl, VmDebug};
 use super::errors::{engine_error_in, error_message, usage_error};
 use super::eval::{evaluate, truthy};
@@ -296,8 +297,14 @@ pub fn suspending_call(lua: &Lua, control: &VmControl, name: &str) -> mlua::Resu
     Ok(())
 }
 
-/// The kind and message of a raised error value, as an exception stop shows it.
+/// The kind and message of a raised error value, as an exception stop shows it
+/// (without Lua's `b{block}:{line}: ` position: the stack shows where).
 fn exception_of(lua: &Lua, error: &Value) -> (String, String) {
+    let (kind, message) = raw_exception_of(lua, error);
+    (kind, strip_position(&message).0)
+}
+
+fn raw_exception_of(lua: &Lua, error: &Value) -> (String, String) {
     match error {
         Value::UserData(data) => match data.borrow::<EngineError>() {
             Ok(engine) => (engine.kind.as_str().to_owned(), engine.message.clone()),

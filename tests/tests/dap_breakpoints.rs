@@ -1,0 +1,316 @@
+//! Breakpoints of `promptforge dap` over stdio on the real binary (the debugger
+//! issue), written from the DAP specification: a condition (a Lua expression in
+//! the frame), a hit count and a logpoint; function breakpoints on the
+//! suspending calls (`models.loop` shows the conversation before the scripted
+//! model is asked; `tool:ALIAS` stops before a model's tool call); the
+//! uncaught and raised exception filters; breakpoints changed while the run
+//! goes on; the reasons a breakpoint is not verified.
+
+use promptforge_tests::dap_client::{prompt_in, DapClient, Setup};
+use serde_json::{json, Value};
+
+/// A loop over five values. File lines: 12 `local total = 0`, 13 `for i = 1, 5 do`,
+/// 14 `total = total + i`, 15 `end`, 16 `return total`.
+const LOOP: &str = "---\nname: loop\ndescription: d\npromptforge: 0\n---\n\n# Loop\n\n## Sum\n\n```lua\nlocal total = 0\nfor i = 1, 5 do\n  total = total + i\nend\nreturn total\n```\n";
+
+/// The value of the local `name` in the top frame of the walk.
+fn local(client: &mut DapClient, name: &str) -> String {
+    let frame = client.frame_id(1, 0);
+    let locals = client.scope(frame, "Locals");
+    client.variable(locals, name).0
+}
+
+#[test]
+fn a_conditional_breakpoint_stops_only_where_its_condition_holds() {
+    let (_scratch, program) = prompt_in("dap-condition", "loop.md", LOOP, "");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        breakpoints: vec![json!({ "line": 14, "condition": "i % 2 == 0" })],
+        ..Setup::default()
+    };
+    let answers = client.debug(&program, setup);
+    assert_eq!(answers[0]["verified"], true);
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        assert_eq!(client.stopped()["reason"], "breakpoint");
+        seen.push(local(&mut client, "i"));
+        client.ok("continue", json!({ "threadId": 1 }));
+    }
+    assert_eq!(seen, ["2", "4"]);
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(client.output_until_terminated("stdout"), "15\n");
+    client.finish();
+}
+
+#[test]
+fn a_hit_count_and_a_logpoint() {
+    let (_scratch, program) = prompt_in("dap-hits", "loop.md", LOOP, "");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        breakpoints: vec![
+            json!({ "line": 14, "hitCondition": ">= 4" }),
+            json!({ "line": 16, "logMessage": "total is {total}, {'as text'} \\{kept\\}" }),
+        ],
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    assert_eq!(client.stopped()["reason"], "breakpoint");
+    assert_eq!(local(&mut client, "i"), "4");
+    client.ok("continue", json!({ "threadId": 1 }));
+    client.stopped();
+    assert_eq!(local(&mut client, "i"), "5");
+    client.ok("continue", json!({ "threadId": 1 }));
+    // The logpoint logs and goes on: no stop before the run ends.
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    client.event("terminated");
+    assert_eq!(client.output("console"), "total is 15, as text {kept}\n");
+    assert!(!client.pending.iter().any(|m| m["event"] == "stopped"));
+    client.finish();
+}
+
+/// A model loop with a local tool; the scripted model calls it once, then
+/// answers. File lines: 11 `## Ask`, 14 `tools.add_local(`, 15 `return 'found ' ..
+/// a.word`, 17 `local msgs = ...`, 18 `local answer = models.loop(msgs)`, 19
+/// `return answer`.
+const LOOPER: &str = "---\nname: looper\ndescription: d\npromptforge: 0\nmodels:\n  w: {}\n---\n\n# Looper\n\n## Ask\n\n```lua\ntools.add_local('lookup', 'Looks a word up', { word = 'string' }, function(a)\n  return 'found ' .. a.word\nend)\nlocal msgs = messages.new():system('Be brief.'):user('What is ' .. args .. '?')\nlocal answer = models.loop(msgs)\nreturn answer\n```\n";
+
+const SCRIPTED: &str = "default_model = \"scripted\"\n\n[model.scripted]\nprovider = \"script\"\npath = \"turns.yaml\"\n";
+
+fn looper(label: &str) -> (promptforge_tests::Scratch, std::path::PathBuf) {
+    let (scratch, program) = prompt_in(label, "looper.md", LOOPER, SCRIPTED);
+    scratch.write(
+        "turns.yaml",
+        "- calls:\n    - lookup: { word: \"rust\" }\n- text: \"Rust is a language.\"\n",
+    );
+    (scratch, program)
+}
+
+/// The records of the Run scope's `conversation` in the top frame: each
+/// record's summary.
+fn conversation(client: &mut DapClient) -> Vec<String> {
+    let frame = client.frame_id(1, 0);
+    let run = client.scope(frame, "Run");
+    let (_, records) = client.variable(run, "conversation");
+    client
+        .variables(records)
+        .into_iter()
+        .map(|(_, value, _)| value)
+        .collect()
+}
+
+#[test]
+fn a_function_breakpoint_on_models_loop_shows_the_conversation_before_the_model_is_asked() {
+    let (_scratch, program) = looper("dap-loop");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        functions: vec!["models.loop", "tool:lookup"],
+        launch: json!({ "args": "rust" }),
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    let stop = client.stopped();
+    assert_eq!(stop["reason"], "function breakpoint");
+    assert_eq!(client.frames(1)[0], ("lua block 1".to_owned(), 18));
+    assert_eq!(
+        conversation(&mut client),
+        ["system: Be brief.", "user: What is rust?"]
+    );
+    // The model asked nothing yet.
+    assert_eq!(client.output("stdout"), "");
+    client.ok("continue", json!({ "threadId": 1 }));
+
+    // Before the model's tool call runs: the assistant's record with its call.
+    assert_eq!(client.stopped()["reason"], "function breakpoint");
+    assert_eq!(
+        conversation(&mut client),
+        [
+            "system: Be brief.",
+            "user: What is rust?",
+            "assistant: calls lookup"
+        ]
+    );
+    let frame = client.frame_id(1, 0);
+    let run = client.scope(frame, "Run");
+    let (calls, _) = client.variable(run, "tools.calls");
+    assert_eq!(calls, "null", "the call is not counted before it runs");
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(
+        client.output_until_terminated("stdout"),
+        "Rust is a language.\n"
+    );
+    client.finish();
+}
+
+#[test]
+fn a_breakpoint_in_a_local_tool_handler_shows_the_loop_waiting_below_it() {
+    let (_scratch, program) = looper("dap-handler");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        breakpoints: vec![json!({ "line": 15 })],
+        launch: json!({ "args": "rust" }),
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    client.stopped();
+    let frames = client.frames(1);
+    assert_eq!(frames[0].1, 15);
+    assert_eq!(
+        frames[1..].to_vec(),
+        [("lua block 1".to_owned(), 18), ("## Ask".to_owned(), 11)]
+    );
+    assert_eq!(local(&mut client, "a"), "{word = \"rust\"}");
+    // A step over the handler's last line goes back to the loop's caller.
+    client.ok("stepOut", json!({ "threadId": 1 }));
+    client.stopped();
+    assert_eq!(client.frames(1)[0], ("lua block 1".to_owned(), 19));
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    client.finish();
+}
+
+/// A caught error, then an uncaught one. File lines: 12 `local ok, e = pcall(...)`,
+/// 13 `error('caught one')`, 15 `local t = nil`, 16 `return t.x`.
+const ERRORS: &str = "---\nname: errors\ndescription: d\npromptforge: 0\n---\n\n# Errors\n\n## Go\n\n```lua\nlocal ok, e = pcall(function()\n  error('caught one')\nend)\nlocal t = nil\nreturn t.x\n```\n";
+
+#[test]
+fn the_uncaught_filter_stops_at_the_raising_line_before_the_run_ends() {
+    let (_scratch, program) = prompt_in("dap-uncaught", "errors.md", ERRORS, "");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        exceptions: vec!["uncaught"],
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    let stop = client.stopped();
+    assert_eq!(stop["reason"], "exception");
+    assert_eq!(stop["text"], "attempt to index a nil value (local 't')");
+    assert_eq!(client.frames(1)[0], ("lua block 1".to_owned(), 16));
+    let info = client.ok("exceptionInfo", json!({ "threadId": 1 }));
+    assert_eq!(
+        info,
+        json!({ "exceptionId": "lua", "description": "attempt to index a nil value (local 't')", "breakMode": "unhandled" })
+    );
+    assert_eq!(local(&mut client, "ok"), "false");
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 1);
+    let stderr = client.output_until_terminated("stderr");
+    assert!(
+        stderr.ends_with(":16:1: error[Lua]: attempt to index a nil value (local 't')\n"),
+        "{stderr}"
+    );
+    client.finish();
+}
+
+#[test]
+fn the_raised_filter_stops_at_every_raised_error_caught_or_not() {
+    let (_scratch, program) = prompt_in("dap-raised", "errors.md", ERRORS, "");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        exceptions: vec!["raised"],
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    let stop = client.stopped();
+    assert_eq!(stop["text"], "caught one");
+    let frames = client.frames(1);
+    assert_eq!(frames[0].1, 13);
+    assert_eq!(frames[1], ("lua block 1".to_owned(), 12));
+    let info = client.ok("exceptionInfo", json!({ "threadId": 1 }));
+    assert_eq!(info["breakMode"], "always");
+    client.ok("continue", json!({ "threadId": 1 }));
+    let stop = client.stopped();
+    assert_eq!(stop["text"], "attempt to index a nil value (local 't')");
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 1);
+    client.finish();
+}
+
+#[test]
+fn breakpoints_set_while_paused_and_while_running_are_seen() {
+    let (_scratch, program) = prompt_in("dap-change", "loop.md", LOOP, "");
+    let mut client = DapClient::start();
+    client.debug(&program, Setup::lines(&[12]));
+    client.stopped();
+    // While paused: move the breakpoint into the loop, with a condition.
+    let set = client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": [{ "line": 14, "condition": "i == 3" }] }),
+    );
+    assert_eq!(set["breakpoints"][0]["verified"], true);
+    client.ok("continue", json!({ "threadId": 1 }));
+    client.stopped();
+    assert_eq!(local(&mut client, "i"), "3");
+    // Cleared: the run goes to its end.
+    client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": [] }),
+    );
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    client.finish();
+}
+
+#[test]
+fn breakpoints_that_cannot_stop_say_why() {
+    let text = format!("{LOOP}\n---\n\n```lua\nlog('never')\n```\n");
+    let (scratch, program) = prompt_in("dap-unverified", "loop.md", &text, "");
+    let other = scratch.write("other.md", LOOP);
+    let mut client = DapClient::start();
+    client.initialize();
+    // Set before the launch: the program is not known yet.
+    let early = client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": [{ "line": 15 }] }),
+    );
+    assert_eq!(early["breakpoints"][0]["verified"], true);
+    assert_eq!(
+        early["breakpoints"][0]["line"], 16,
+        "an `end` of a loop has no code"
+    );
+    client.ok("launch", json!({ "program": program }));
+    let answers = client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": [
+            { "line": 9 },
+            { "line": 22 },
+            { "line": 14, "condition": "i >" },
+            { "line": 14, "hitCondition": "often" },
+        ] }),
+    );
+    let reasons: Vec<&str> = answers["breakpoints"]
+        .as_array()
+        .expect("breakpoints")
+        .iter()
+        .map(|b| {
+            assert_eq!(b["verified"], false, "{b}");
+            b["message"].as_str().unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "not inside a lua block that runs",
+            "not inside a lua block that runs",
+            "the condition does not compile: unexpected symbol near <eof>",
+            "the hit condition \"often\" is not a count: write N, >= N, > N, == N or % N",
+        ]
+    );
+    let elsewhere = client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": other }, "breakpoints": [{ "line": 14 }] }),
+    );
+    assert_eq!(
+        elsewhere["breakpoints"][0]["message"],
+        "breakpoints stop only in the launched prompt"
+    );
+    let functions = client.ok(
+        "setFunctionBreakpoints",
+        json!({ "breakpoints": [{ "name": "print" }, { "name": "tools.call" }] }),
+    );
+    assert_eq!(functions["breakpoints"][0]["verified"], false);
+    assert_eq!(functions["breakpoints"][1]["verified"], true);
+    client.ok("configurationDone", Value::Null);
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    client.finish();
+}
