@@ -480,6 +480,7 @@ fn outline_folding_tokens_and_the_run_lens() {
         lenses,
         json!([
             { "range": range(14, 0, 14, 9), "command": { "title": "Run", "command": "promptforge.run", "arguments": [{ "uri": doc }] } },
+            { "range": range(14, 0, 14, 9), "command": { "title": "Debug", "command": "promptforge.debug", "arguments": [{ "uri": doc }] } },
             { "range": range(14, 0, 14, 9), "command": { "title": "Run with arguments…", "command": "promptforge.runWithArguments", "arguments": [{ "uri": doc }] } },
         ])
     );

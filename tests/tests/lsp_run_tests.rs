@@ -208,6 +208,12 @@ fn code_lenses_carry_their_commands() {
             ),
             (
                 8,
+                "Debug".to_owned(),
+                "promptforge.debug".to_owned(),
+                json!([{ "uri": uri }])
+            ),
+            (
+                8,
                 "Run with arguments…".to_owned(),
                 "promptforge.runWithArguments".to_owned(),
                 json!([{ "uri": uri }])
@@ -220,7 +226,7 @@ fn code_lenses_carry_their_commands() {
             ),
         ]
     );
-    assert_eq!(lenses(&mut client, &lone).len(), 2);
+    assert_eq!(lenses(&mut client, &lone).len(), 3);
     let on_tests = lenses(&mut client, &tests);
     assert_eq!(
         shown(&on_tests),

@@ -1,6 +1,8 @@
 //! `textDocument/codeLens` (`editor.md` §1, §2): on a prompt's H1 line `Run`
-//! (`promptforge.run`), `Run with arguments…` (`promptforge.runWithArguments`,
-//! which the editors implement by asking for the text) and, when a test file is
+//! (`promptforge.run`), `Debug` (`promptforge.debug`, which the editors
+//! implement by starting their debugger on `promptforge dap`), `Run with
+//! arguments…` (`promptforge.runWithArguments`, which the editors implement by
+//! asking for the text) and, when a test file is
 //! beside it, `Run tests` (`promptforge.test`); on a test file `Run all tests` on
 //! its first line and `Run test` on each case's `- name:` line. Every lens carries
 //! its command and arguments, so a client without extension code runs it.
@@ -9,7 +11,7 @@ use serde_json::{json, Value};
 use tower_lsp::lsp_types::{CodeLens, Command, Position, Range};
 
 use crate::documents::Documents;
-use crate::run::protocol::{RUN, RUN_WITH_ARGUMENTS, TEST};
+use crate::run::protocol::{DEBUG, RUN, RUN_WITH_ARGUMENTS, TEST};
 use crate::snapshot::Snapshot;
 use crate::test_files;
 
@@ -37,6 +39,7 @@ pub fn code_lenses(snapshot: &Snapshot, documents: &Documents) -> Vec<CodeLens> 
     let uri = json!({ "uri": snapshot.uri });
     let mut lenses = vec![
         lens(range, "Run", RUN, uri.clone()),
+        lens(range, "Debug", DEBUG, uri.clone()),
         lens(
             range,
             "Run with arguments…",

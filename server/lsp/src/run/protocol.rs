@@ -20,6 +20,11 @@ pub const CANCEL: &str = "promptforge.cancel";
 /// (they ask for the text, then send [`RUN`]); the server does not advertise it.
 pub const RUN_WITH_ARGUMENTS: &str = "promptforge.runWithArguments";
 
+/// The command of the `Debug` lens, which the editors implement (they start
+/// their debugger on the prompt with `promptforge dap`); the server does not
+/// advertise it.
+pub const DEBUG: &str = "promptforge.debug";
+
 /// The commands the server runs (its `executeCommandProvider`).
 pub const COMMANDS: [&str; 3] = [RUN, TEST, CANCEL];
 
