@@ -89,8 +89,12 @@ fn environment(
     Ok(env)
 }
 
-/// Lua's message without the `eval:N: ` position of the evaluated chunk.
+/// Lua's message without the `eval:N: ` position of the evaluated chunk and
+/// without the traceback a coroutine's error carries.
 fn without_position(message: &str) -> String {
+    let message = message
+        .split_once("\nstack traceback:")
+        .map_or(message, |(first, _)| first);
     message
         .strip_prefix("eval:")
         .and_then(|rest| rest.split_once(": "))

@@ -87,7 +87,8 @@ pub fn locals(lua: &Lua, level: usize) -> Vec<Slot> {
         .collect()
 }
 
-/// The upvalues of the function of the frame at `level`, in Lua's order.
+/// The upvalues of the function of the frame at `level`, in Lua's order
+/// (without `_ENV`, the globals every chunk reaches).
 pub fn upvalues(lua: &Lua, level: usize) -> Vec<Slot> {
     let Some(level) = level_of(level) else {
         return Vec::new();
@@ -119,7 +120,7 @@ pub fn upvalues(lua: &Lua, level: usize) -> Vec<Slot> {
     };
     slots(values.unwrap_or_default())
         .into_iter()
-        .filter(|slot| !slot.name.is_empty() && !is_temporary(&slot.name))
+        .filter(|slot| !slot.name.is_empty() && slot.name != "_ENV" && !is_temporary(&slot.name))
         .collect()
 }
 
