@@ -314,3 +314,38 @@ fn breakpoints_that_cannot_stop_say_why() {
     assert_eq!(client.event("exited")["body"]["exitCode"], 0);
     client.finish();
 }
+
+/// Every suspending call in turn. File lines: 15 `local c = call(...)`, 16
+/// `local f = fanout(...)`, 17 `local t = tools.call('echo', ...)`, 18
+/// `local m = models.infer('hi')`, 19 `local ok = pcall(input.ask, 'name?')`,
+/// 20 `jump('## Last')`.
+const SUSPENDING: &str = "---\nname: calls\ndescription: d\npromptforge: 0\nmodels:\n  w: {}\n---\n\n# Calls\n\n## First\n\n```lua\ntools.add_local('echo', 'Echoes', { text = 'string' }, function(a) return a.text end)\nlocal c = call('### Child', 'x')\nlocal f = fanout('### Child', {'a'})\nlocal t = tools.call('echo', { text = 'y' })\nlocal m = models.infer('hi')\nlocal ok = pcall(input.ask, 'name?')\njump('## Last')\n```\n\n### Child\n\n---\n\n```lua\nreturn args\n```\n\n## Middle\n\n```lua\nlog('skipped')\n```\n\n## Last\n\n```lua\nreturn 'done'\n```\n";
+
+#[test]
+fn every_suspending_call_can_be_a_function_breakpoint() {
+    let (scratch, program) = prompt_in("dap-functions", "calls.md", SUSPENDING, SCRIPTED);
+    scratch.write("turns.yaml", "- text: \"hello\"\n");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        functions: vec![
+            "call",
+            "fanout",
+            "tools.call",
+            "models.infer",
+            "input.ask",
+            "jump",
+        ],
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    let mut lines = Vec::new();
+    for _ in 0..6 {
+        assert_eq!(client.stopped()["reason"], "function breakpoint");
+        lines.push(client.frames(1)[0].1);
+        client.ok("continue", json!({ "threadId": 1 }));
+    }
+    assert_eq!(lines, [15, 16, 17, 18, 19, 20]);
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(client.output_until_terminated("stdout"), "done\n");
+    client.finish();
+}

@@ -213,3 +213,41 @@ fn stop_on_entry_stops_at_the_first_line_the_run_reaches() {
     assert_eq!(client.event("exited")["body"]["exitCode"], 0);
     client.finish();
 }
+
+/// A model starts a task on `## Worker` and waits for it. File lines: 11
+/// `## Main`, 14 `tools.allow_tasks(...)`, 15 `return models.loop(...)`, 18
+/// `## Worker`, 24 `return got`.
+const TASKS: &str = "---\nname: tasks\ndescription: d\npromptforge: 0\nmodels:\n  w: {}\n---\n\n# Tasks\n\n## Main\n\n```lua\ntools.allow_tasks({'## Worker'})\nreturn models.loop(messages.new():user('go'))\n```\n\n## Worker\n\n---\n\n```lua\nlocal got = args .. '?'\nreturn got\n```\n";
+
+#[test]
+fn a_task_is_a_thread_named_for_its_id_and_section() {
+    let config = "default_model = \"scripted\"\n\n[model.scripted]\nprovider = \"script\"\npath = \"turns.yaml\"\n";
+    let (scratch, program) = prompt_in("dap-task", "tasks.md", TASKS, config);
+    scratch.write(
+        "turns.yaml",
+        "- calls:\n    - task: { target: \"## Worker\", input: \"x\" }\n- calls:\n    - await_tasks: { ids: [] }\n- text: \"all done\"\n",
+    );
+    let mut client = DapClient::start();
+    client.debug(&program, Setup::lines(&[24]));
+    let stop = client.stopped();
+    let task = stop["threadId"].as_i64().expect("a thread");
+    let threads = client.ok("threads", Value::Null);
+    let named: Vec<&str> = threads["threads"]
+        .as_array()
+        .expect("threads")
+        .iter()
+        .filter(|t| t["id"] == task)
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(named, ["task t1: ## Worker"]);
+    // `return models.loop(...)` is a tail call: the block's own frame is gone
+    // from Lua's stack, so the caller shows as its section's entry only.
+    assert_eq!(
+        names(&client.frames(task)),
+        [("lua block 2", 24), ("## Worker", 18), ("## Main", 11)]
+    );
+    client.ok("continue", json!({ "threadId": task }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(client.output_until_terminated("stdout"), "all done\n");
+    client.finish();
+}

@@ -181,7 +181,7 @@ impl Server {
 }
 
 /// The text of a panic's payload.
-pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+pub fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use promptforge_engine::input::ScriptedInput;
 use promptforge_engine::run::{run_text, Debugger, RunEvents, RunOptions};
 use promptforge_engine::{RunErrorKind, Store};
 use serde::Deserialize;
@@ -37,6 +38,10 @@ pub struct LaunchArguments {
     /// Run without the debugger (VS Code's "Run Without Debugging").
     #[serde(default)]
     pub no_debug: bool,
+    /// The answers `input.ask` gets, in order (the protocol holds stdin, so no
+    /// one is asked); past them `input.ask` raises `input_unavailable`.
+    #[serde(default)]
+    pub input: Vec<String>,
 }
 
 impl LaunchArguments {
@@ -158,7 +163,10 @@ fn prepare(
     let dir = host_setup::prompt_dir(&launch.program);
     let config =
         host_setup::load_config(&global, Some(dir)).map_err(|e| format!("promptforge: {e}"))?;
-    let host = host_setup::host_of(config).map_err(|e| format!("promptforge: {e}"))?;
+    let mut host = host_setup::host_of(config).map_err(|e| format!("promptforge: {e}"))?;
+    if !launch.input.is_empty() {
+        host.set_input(Some(Arc::new(ScriptedInput::new(launch.input.clone()))));
+    }
     let store = match &global.store {
         Some(dir) => {
             Store::directory(dir).map_err(|e| format!("promptforge: {}: {e}", dir.display()))?

@@ -20,8 +20,11 @@ mod protocol;
 mod session;
 
 use std::io::Write;
+use std::panic::AssertUnwindSafe;
 
+use futures_util::FutureExt;
 use promptforge_lsp::framing::{write_frames, FrameReader};
+use promptforge_lsp::server::payload_text;
 use tokio::sync::mpsc;
 
 use crate::cli::GlobalArgs;
@@ -68,8 +71,17 @@ async fn serve(global: GlobalArgs) -> Exit {
         match reader.next_frame().await {
             Ok(Some(body)) => match protocol::request_of(&body) {
                 Ok(request) => {
-                    if session.handle(request).await == Next::End {
-                        break Exit::Ok;
+                    let handled = AssertUnwindSafe(session.handle(request.clone()))
+                        .catch_unwind()
+                        .await;
+                    match handled {
+                        Ok(Next::End) => break Exit::Ok,
+                        Ok(Next::Continue) => {}
+                        Err(panic) => {
+                            let text = payload_text(panic.as_ref());
+                            let message = format!("internal error: {text}");
+                            out.refuse(&request, &message).await;
+                        }
                     }
                 }
                 Err(reason) => {

@@ -4,10 +4,13 @@
 //! for), answered in the order the client sent them (a paused chain's answers
 //! may come after later requests' responses).
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use promptforge_engine::run::{DebugListener, Debugger};
+use promptforge_lsp::server::payload_text;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -161,7 +164,18 @@ impl Session {
             self.chains.debugger.stop_on_entry();
         }
         self.run = Some(tokio::spawn(async move {
-            let status = launch::run(launch, &global, &out, cancel, debugger).await;
+            let run = launch::run(launch, &global, &out, cancel, debugger);
+            let status = match AssertUnwindSafe(run).catch_unwind().await {
+                Ok(status) => status,
+                Err(panic) => {
+                    let text = payload_text(panic.as_ref());
+                    let line =
+                        format!("promptforge: dap: the run stopped on an internal error: {text}\n");
+                    out.event("output", json!({ "category": "stderr", "output": line }))
+                        .await;
+                    1
+                }
+            };
             out.event("exited", json!({ "exitCode": status })).await;
             out.event("terminated", Value::Null).await;
         }));

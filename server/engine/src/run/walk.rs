@@ -65,10 +65,13 @@ pub async fn run_section(
             depth => format!("{} {heading}", "#".repeat(depth + 1)),
         };
         thread.debugger().enter_section(thread.id(), shown.clone());
+        let shared = document.h1_body.blocks.iter().copied();
+        let shared = shared.filter(|&i| document.lua_blocks.get(i).is_some_and(|b| b.shared));
+        let blocks = body.blocks.iter().copied().chain(shared).collect();
         VmDebug::new(
             thread.debugger().clone(),
             thread.id(),
-            (path.clone(), shown),
+            (path.clone(), shown, blocks),
             debug.caller_frames.clone(),
             debug.protected,
         )

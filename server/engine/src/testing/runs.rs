@@ -95,11 +95,22 @@ pub fn prepared_from(rt: &Runtime, text: &str, host: &Host) -> Arc<Prepared> {
 /// One run of `prepared` on `host` on `rt`, with an in-memory store and the
 /// default options.
 pub fn run_prepared(rt: &Runtime, prepared: &Arc<Prepared>, host: &Arc<Host>) -> Outcome {
+    run_prepared_with(rt, prepared, host, RunOptions::default())
+}
+
+/// Runs a prepared prompt with `options` (a debugger attached, say) on a
+/// fresh in-memory store.
+pub fn run_prepared_with(
+    rt: &Runtime,
+    prepared: &Arc<Prepared>,
+    host: &Arc<Host>,
+    options: RunOptions,
+) -> Outcome {
     rt.block_on(crate::run::run(
         prepared.clone(),
         host.clone(),
         Arc::new(Store::in_memory()),
-        RunOptions::default(),
+        options,
         Arc::new(NoEvents),
     ))
 }

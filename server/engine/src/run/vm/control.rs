@@ -56,6 +56,9 @@ pub struct VmDebug {
     pub section: SectionPath,
     /// Its heading as written (`## Go`; `# Title` for the H1 pass).
     pub heading: String,
+    /// The blocks whose code the VM runs: its section's and the shared
+    /// library's (a breakpoint in another block never concerns it).
+    pub blocks: Vec<usize>,
     /// The frames below this VM's: its chain's callers, as they were when the
     /// chain started.
     pub caller_frames: Vec<Frame>,
@@ -86,20 +89,22 @@ impl std::fmt::Debug for VmDebug {
 }
 
 impl VmDebug {
-    /// The debugger's side of a VM of thread `thread`, running `section`.
+    /// The debugger's side of a VM of thread `thread`, running `section` (its
+    /// path, heading as written and the blocks whose code it runs).
     pub fn new(
         debugger: Arc<Debugger>,
         thread: i64,
-        (section, heading): (SectionPath, String),
+        (section, heading, blocks): (SectionPath, String, Vec<usize>),
         caller_frames: Vec<Frame>,
         protected: bool,
     ) -> Self {
         VmDebug {
-            lines_on: AtomicBool::new(debugger.lines_wanted()),
+            lines_on: AtomicBool::new(debugger.wants_lines(&blocks)),
             debugger,
             thread,
             section,
             heading,
+            blocks,
             caller_frames,
             protected,
             view: OnceLock::new(),

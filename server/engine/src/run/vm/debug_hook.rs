@@ -57,7 +57,7 @@ pub fn triggers(interval: u32, lines: bool) -> HookTriggers {
 /// Makes the VM watch its lines (or stop watching them) as the debugger wants
 /// now: the threads it creates from now on, and the running one.
 fn sync_lines(lua: &Lua, vm: &VmDebug) -> mlua::Result<()> {
-    let want = vm.debugger.lines_wanted();
+    let want = vm.debugger.wants_lines(&vm.blocks);
     if vm.lines_on.swap(want, Ordering::SeqCst) != want {
         let kept = lua
             .app_data_ref::<KeptHook>()
@@ -213,7 +213,7 @@ pub fn on_line(lua: &Lua, debug: &Debug, control: &VmControl) -> mlua::Result<Vm
         return Ok(VmState::Continue);
     }
     let debugger = &vm.debugger;
-    if !debugger.lines_wanted() {
+    if !debugger.wants_lines(&vm.blocks) {
         sync_lines(lua, vm)?;
         return Ok(VmState::Continue);
     }

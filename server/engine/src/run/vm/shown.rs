@@ -12,15 +12,16 @@ use crate::run::context::debugger::{RunValue, SectionView, Shown};
 /// The longest string shown whole in a variable's value.
 const SHOWN_STRING: usize = 256;
 
-/// Lua's quoting of a string, cut after [`SHOWN_STRING`] characters unless
-/// `whole`, with its full length.
+/// The longest string shown when the client asks for it whole (the console,
+/// copying): longer ones are cut too, with their length.
+const WHOLE_STRING: usize = 1 << 20;
+
+/// Lua's quoting of a string, cut after [`SHOWN_STRING`] characters (after
+/// [`WHOLE_STRING`] when `whole`), with its full length.
 pub fn quoted(text: &str, whole: bool) -> String {
     let chars = text.chars().count();
-    let shown: String = if whole {
-        text.to_owned()
-    } else {
-        text.chars().take(SHOWN_STRING).collect()
-    };
+    let limit = if whole { WHOLE_STRING } else { SHOWN_STRING };
+    let shown: String = text.chars().take(limit).collect();
     let mut out = String::with_capacity(shown.len() + 2);
     out.push('"');
     for c in shown.chars() {

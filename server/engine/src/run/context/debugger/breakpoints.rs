@@ -2,7 +2,7 @@
 //! their condition, hit condition and log message), function breakpoints on the
 //! suspending calls, and the two exception filters.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::vocabulary::BlockLine;
@@ -106,23 +106,31 @@ impl LineBreakpoint {
     }
 }
 
-/// The line breakpoints by place, each with its hit count.
+/// The line breakpoints by place, each with its hit count, and the blocks
+/// that hold any.
 #[derive(Debug, Default)]
 pub(super) struct LineBreakpoints {
     by_place: HashMap<BlockLine, (LineBreakpoint, AtomicU64)>,
+    blocks: HashSet<usize>,
 }
 
 impl LineBreakpoints {
     pub(super) fn new(breakpoints: impl IntoIterator<Item = LineBreakpoint>) -> Self {
-        let by_place = breakpoints
+        let by_place: HashMap<BlockLine, (LineBreakpoint, AtomicU64)> = breakpoints
             .into_iter()
             .map(|b| (b.place, (b, AtomicU64::new(0))))
             .collect();
-        LineBreakpoints { by_place }
+        let blocks = by_place.keys().map(|place| place.block).collect();
+        LineBreakpoints { by_place, blocks }
     }
 
     pub(super) fn is_empty(&self) -> bool {
         self.by_place.is_empty()
+    }
+
+    /// True when a breakpoint is in one of `blocks`.
+    pub(super) fn in_any(&self, blocks: &[usize]) -> bool {
+        blocks.iter().any(|block| self.blocks.contains(block))
     }
 
     /// The breakpoint at `place`, if any.

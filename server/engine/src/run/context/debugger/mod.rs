@@ -12,6 +12,7 @@ pub mod breakpoints;
 mod threads;
 pub mod vocabulary;
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
@@ -28,6 +29,9 @@ pub use vocabulary::{
     Answer, BlockLine, ChainKind, DebugListener, Frame, FramePlace, Query, RunValue, ScopeInfo,
     SectionView, Shown, StepKind, Stop, StopReason, Variable,
 };
+
+/// The answer to a question whose answering panicked.
+const INTERNAL_ERROR: &str = "internal error while answering; the chain stays paused";
 
 /// How often a paused chain looks at the run's cancel signal.
 const CANCEL_CHECK: Duration = Duration::from_millis(10);
@@ -250,9 +254,22 @@ impl Debugger {
         }
     }
 
-    /// True while VMs should watch their lines (see the field).
+    /// True while some VM may have to watch its lines (see the field).
     pub fn lines_wanted(&self) -> bool {
         self.lines_wanted.load(Ordering::Relaxed)
+    }
+
+    /// True when a VM whose code is `blocks` (its section's blocks and the
+    /// shared library's) must watch its lines: a step or a pause is pending, or
+    /// a breakpoint is in one of them. A breakpoint elsewhere costs it nothing.
+    pub fn wants_lines(&self, blocks: &[usize]) -> bool {
+        self.lines_wanted()
+            && (self.attention()
+                || self
+                    .lines
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .in_any(blocks))
     }
 
     /// True while any step, pause or entry stop is pending.
@@ -348,7 +365,9 @@ impl Debugger {
         let wait = || loop {
             match orders.recv_timeout(CANCEL_CHECK) {
                 Ok(Order::Query(query, answer)) => {
-                    let _ = answer.send(serve(query));
+                    let answered = catch_unwind(AssertUnwindSafe(|| serve(query)))
+                        .unwrap_or_else(|_| Answer::Failed(INTERNAL_ERROR.to_owned()));
+                    let _ = answer.send(answered);
                 }
                 Ok(Order::Resume(step)) => return Some(step),
                 Err(mpsc::RecvTimeoutError::Timeout) if !cancel.is_cancelled() => {}
