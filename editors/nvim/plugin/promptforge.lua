@@ -11,6 +11,28 @@ vim.api.nvim_create_user_command('PromptForgeRun', function(cmd)
   run().run(cmd.args)
 end, { nargs = '*', desc = 'Run this prompt (the rest of the line is its argument string)' })
 
+vim.api.nvim_create_user_command('PromptForgeDebug', function(cmd)
+  require('promptforge.dap').debug(0, cmd.args)
+end, { nargs = '*', desc = 'Debug this prompt with nvim-dap (the rest of the line is its argument string)' })
+
+vim.api.nvim_create_user_command('PromptForgeFunctionBreakpoints', function(cmd)
+  local pfdap = require('promptforge.dap')
+  local dap = pfdap.need()
+  if not dap then
+    return
+  end
+  pfdap.set_function_breakpoints(dap, cmd.fargs)
+  vim.notify('PromptForge: function breakpoints: '
+    .. (#cmd.fargs > 0 and table.concat(cmd.fargs, ', ') or '(none)'), vim.log.levels.INFO)
+end, {
+  nargs = '*',
+  complete = function(lead)
+    return vim.tbl_filter(function(name) return vim.startswith(name, lead) end,
+      require('promptforge.dap').FUNCTION_NAMES)
+  end,
+  desc = 'Stop debugged prompts at these suspending calls (tools.call, call, tool:ALIAS, ...); none: clear',
+})
+
 vim.api.nvim_create_user_command('PromptForgeTest', function(cmd)
   run().test(cmd.args)
 end, { nargs = '?', desc = "Run this prompt's tests (or one case by name)" })

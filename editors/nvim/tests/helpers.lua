@@ -78,6 +78,33 @@ function H.wait_output(buf, needle)
   end)
 end
 
+-- Runs the lens titled `title` on the cursor line (vim.lsp.codelens.run asks
+-- with vim.ui.select when the line has several).
+function H.run_lens(buf, row, title)
+  H.wait('the lens ' .. title, function()
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command.title == title and lens.range.start.line == row then
+        return true
+      end
+    end
+  end)
+  vim.api.nvim_win_set_cursor(0, { row + 1, 0 })
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    for _, item in ipairs(items) do
+      if opts.format_item(item) == title then
+        return on_choice(item)
+      end
+    end
+    error('no lens ' .. title .. ' offered')
+  end
+  local ok, err = pcall(vim.lsp.codelens.run)
+  vim.ui.select = select
+  if not ok then
+    error(err, 0)
+  end
+end
+
 function H.line_of(buf, pattern)
   for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     if line:find(pattern) then
@@ -87,23 +114,36 @@ function H.line_of(buf, pattern)
   error('no line matches ' .. pattern)
 end
 
--- Runs the named cases in order, prints `ok`/`not ok` for each and a closing
--- `N passed, N failed`, and quits with status 1 when one failed.
+-- Ends the current case as skipped, saying why (H.run counts it apart).
+local SKIP = {}
+function H.skip(reason)
+  error(setmetatable({ reason = reason }, SKIP), 0)
+end
+
+-- Runs the named cases in order, prints `ok`/`not ok`/`skip` for each and a
+-- closing `N passed, N failed` (`, N skipped` when some were), and quits with
+-- status 1 when one failed.
 function H.run(name, cases)
-  local passed, failed = 0, 0
+  local passed, failed, skipped = 0, 0, 0
   for _, case in ipairs(cases) do
     local started = vim.uv.hrtime()
-    local ok, err = xpcall(case[2], debug.traceback)
+    local ok, err = xpcall(case[2], function(e)
+      return getmetatable(e) == SKIP and e or debug.traceback(e, 2)
+    end)
     local ms = (vim.uv.hrtime() - started) / 1e6
     if ok then
       passed = passed + 1
       io.stdout:write(('ok     %s: %s (%d ms)\n'):format(name, case[1], ms))
+    elseif getmetatable(err) == SKIP then
+      skipped = skipped + 1
+      io.stdout:write(('skip   %s: %s: skipped: %s\n'):format(name, case[1], err.reason))
     else
       failed = failed + 1
       io.stdout:write(('not ok %s: %s (%d ms)\n  %s\n'):format(name, case[1], ms, tostring(err):gsub('\n', '\n  ')))
     end
   end
-  io.stdout:write(('%s: %d passed, %d failed\n'):format(name, passed, failed))
+  io.stdout:write(('%s: %d passed, %d failed%s\n'):format(name, passed, failed,
+    skipped > 0 and (', %d skipped'):format(skipped) or ''))
   io.stdout:flush()
   -- Stop the servers first so the exit is clean, then quit with the status.
   for _, client in ipairs(vim.lsp.get_clients()) do

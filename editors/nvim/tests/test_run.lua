@@ -11,29 +11,7 @@ vim.api.nvim_create_autocmd('LspProgress', {
   end,
 })
 
--- Runs the lens titled `title` on the cursor line (vim.lsp.codelens.run asks
--- with vim.ui.select when the line has several).
-local function run_lens(buf, row, title)
-  H.wait('the lens ' .. title, function()
-    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
-      if lens.command.title == title and lens.range.start.line == row then
-        return true
-      end
-    end
-  end)
-  vim.api.nvim_win_set_cursor(0, { row + 1, 0 })
-  local select = vim.ui.select
-  vim.ui.select = function(items, opts, on_choice)
-    for _, item in ipairs(items) do
-      if opts.format_item(item) == title then
-        return on_choice(item)
-      end
-    end
-    error('no lens ' .. title .. ' offered')
-  end
-  vim.lsp.codelens.run()
-  vim.ui.select = select
-end
+local run_lens = H.run_lens
 
 H.setup()
 local stats = H.repo .. '/examples/word-stats.md'
@@ -66,10 +44,9 @@ H.run('run', {
   { 'code lenses appear; `Run with arguments…` asks with vim.ui.input', function()
     local buf = vim.fn.bufnr(stats)
     local row = H.line_of(buf, '^# Word stats')
-    H.wait('Run, Run with arguments…, Run tests', function()
+    H.wait('Run, Debug, Run with arguments…, Run tests', function()
       local titles = vim.tbl_map(function(l) return l.command.title end, vim.lsp.codelens.get(buf))
-      table.sort(titles)
-      return vim.deep_equal(titles, { 'Run', 'Run tests', 'Run with arguments…' })
+      return vim.deep_equal(titles, { 'Run', 'Debug', 'Run with arguments…', 'Run tests' })
     end)
     local input = vim.ui.input
     vim.ui.input = function(_, on_confirm) on_confirm('Hello HELLO') end

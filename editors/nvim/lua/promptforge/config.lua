@@ -23,6 +23,11 @@ M.defaults = {
   -- Where `:PromptForgeInstallParser` finds the grammar's src/ (default: the
   -- repository's grammar/ two levels above this plugin folder).
   grammar_dir = nil,
+  -- Register the debugger with nvim-dap (which must be installed): the adapter
+  -- `promptforge` (this binary's `promptforge dap`) and launch configurations
+  -- for prompts, offered by dap.continue(). `:PromptForgeDebug` and the Debug
+  -- lens work either way when nvim-dap is installed.
+  dap = false,
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -66,6 +71,16 @@ function M.kind(buf)
     end
   end
   return nil
+end
+
+-- The server command in use: vim.lsp.config's (Neovim 0.11+, without
+-- setup()) or setup()'s.
+function M.server_cmd()
+  local lsp_config = vim.fn.has('nvim-0.11') == 1 and vim.lsp.config.promptforge
+  if lsp_config and type(lsp_config.cmd) == 'table' and not M.setup_called then
+    return lsp_config.cmd
+  end
+  return M.options.cmd
 end
 
 -- The workspace root of a buffer: the nearest root marker's folder, else the file's own.

@@ -1,15 +1,6 @@
 -- :checkhealth promptforge
 local M = {}
 
--- The server command in use: vim.lsp.config's (Neovim 0.11+) or setup()'s.
-local function server_cmd()
-  local lsp_config = vim.fn.has('nvim-0.11') == 1 and vim.lsp.config.promptforge
-  if lsp_config and type(lsp_config.cmd) == 'table' and not require('promptforge.config').setup_called then
-    return lsp_config.cmd
-  end
-  return require('promptforge.config').options.cmd
-end
-
 function M.check()
   local health = vim.health
   health.start('PromptForge')
@@ -21,7 +12,7 @@ function M.check()
   end
 
   -- The binary and its version.
-  local cmd = server_cmd()
+  local cmd = require('promptforge.config').server_cmd()
   local exe = type(cmd) == 'table' and vim.fn.exepath(cmd[1]) or ''
   if exe == '' then
     health.error(('server binary `%s` not found'):format(type(cmd) == 'table' and cmd[1] or vim.inspect(cmd)),
@@ -57,6 +48,60 @@ function M.check()
     health.ok('queries/promptforge/highlights.scm on runtimepath')
   else
     health.warn('queries/promptforge/highlights.scm not found on runtimepath')
+  end
+
+  M.check_dap()
+end
+
+-- The debugger: nvim-dap, the `promptforge` adapter and the configurations.
+function M.check_dap()
+  local health = vim.health
+  local options = require('promptforge.config').options
+  local pfdap = require('promptforge.dap')
+  health.start('PromptForge debugger (nvim-dap)')
+  local dap, why = pfdap.nvim_dap()
+  if not dap then
+    local advice = { 'Install nvim-dap: ' .. pfdap.URL }
+    if options.dap then
+      health.warn(('nvim-dap not found: %s; setup{ dap = true } registered no debugger'):format(why), advice)
+    else
+      health.info(('nvim-dap not found: %s; debugging prompts (:PromptForgeDebug, the Debug lens) needs it'):format(why))
+    end
+    return
+  end
+  local where = vim.api.nvim_get_runtime_file('lua/dap.lua', false)[1]
+  health.ok('nvim-dap found' .. (where and (' at ' .. vim.fs.dirname(vim.fs.dirname(where))) or ''))
+
+  local adapter = dap.adapters.promptforge
+  if adapter == nil then
+    if options.dap then
+      health.warn('nvim-dap has no `promptforge` adapter although setup{ dap = true } was called '
+        .. '(was nvim-dap loaded after setup(), or the adapter removed?)',
+        { 'Load nvim-dap before setup(); :PromptForgeDebug and the Debug lens register the adapter on first use' })
+    else
+      health.info('nvim-dap adapter `promptforge` not registered yet: setup{ dap = true } registers it '
+        .. '(:PromptForgeDebug and the Debug lens register it on first use)')
+    end
+  elseif type(adapter) == 'function' then
+    health.ok('nvim-dap adapter `promptforge` registered (a function, not checked)')
+  else
+    local line = ('nvim-dap adapter `promptforge` registered%s: %s %s'):format(
+      pfdap.is_ours(adapter) and '' or ' (not by this plugin)',
+      tostring(adapter.command), table.concat(adapter.args or {}, ' '))
+    if adapter.type == 'executable' and vim.fn.executable(adapter.command or '') ~= 1 then
+      health.error(line .. ' (the command is not executable)', { 'Put promptforge on PATH or set `cmd` in setup()' })
+    else
+      health.ok(line)
+    end
+  end
+
+  if options.dap then
+    if pfdap.has_providers(dap) and dap.providers.configs.promptforge then
+      health.ok('dap.continue() offers prompts two launch configurations')
+    elseif not pfdap.has_providers(dap) then
+      health.warn('this nvim-dap has no dap.providers: dap.continue() offers no configurations for prompts',
+        { 'Update nvim-dap, or use :PromptForgeDebug' })
+    end
   end
 end
 

@@ -1,6 +1,7 @@
 -- PromptForge for Neovim 0.10+: starts `promptforge lsp` for prompt files and
 -- prompt tests, runs prompts into a scratch split, shows code lenses and
--- progress, and highlights prompts with the tree-sitter grammar.
+-- progress, highlights prompts with the tree-sitter grammar, and (with
+-- nvim-dap) debugs them on `promptforge dap`.
 local config = require('promptforge.config')
 
 local M = {}
@@ -86,6 +87,7 @@ function M.setup(opts)
   })
   vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = show_progress })
   require('promptforge.parser').register()
+  require('promptforge.dap').setup(config.options.dap)
   -- Buffers opened before setup().
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) then

@@ -227,7 +227,8 @@ M.handlers = {
 }
 
 -- Client-side commands: the lenses' commands go through M.start so their runs
--- are shown; `promptforge.runWithArguments` asks for the argument string first.
+-- are shown; `promptforge.runWithArguments` asks for the argument string first;
+-- `promptforge.debug` (the Debug lens) starts nvim-dap on the prompt.
 M.commands = {
   ['promptforge.run'] = function(command, ctx)
     local arg = (command.arguments or {})[1] or {}
@@ -245,6 +246,10 @@ M.commands = {
         M.start('promptforge.run', { args = text }, buf)
       end
     end)
+  end,
+  ['promptforge.debug'] = function(command, ctx)
+    local arg = (command.arguments or {})[1] or {}
+    require('promptforge.dap').debug(vim.uri_to_bufnr(arg.uri or vim.uri_from_bufnr(ctx.bufnr)), arg.args)
   end,
 }
 
