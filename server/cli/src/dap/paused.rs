@@ -286,8 +286,9 @@ impl Chains {
 
     async fn resume(&self, request: &Request, step: Option<StepKind>) {
         let thread = thread_of(&request.arguments).unwrap_or(1);
+        // Forgotten first: the chain may stop again before `resume` returns.
+        self.events.resumed(thread);
         if self.debugger.resume(thread, step) {
-            self.events.resumed(thread);
             let body = match step {
                 None => json!({ "allThreadsContinued": false }),
                 Some(_) => Value::Null,

@@ -213,8 +213,17 @@ pub fn on_line(lua: &Lua, debug: &Debug, control: &VmControl) -> mlua::Result<Vm
         return Ok(VmState::Continue);
     }
     let debugger = &vm.debugger;
-    if !debugger.wants_lines(&vm.blocks) {
+    if !debugger.lines_wanted() {
         sync_lines(lua, vm)?;
+        return Ok(VmState::Continue);
+    }
+    // The hot path: no stop pending and no breakpoint on this line of any block.
+    let attention = debugger.attention();
+    let line = debug
+        .current_line()
+        .and_then(|l| u32::try_from(l).ok())
+        .unwrap_or(0);
+    if !attention && !debugger.may_break_at(line) {
         return Ok(VmState::Continue);
     }
     let Some(here) = block_line(debug) else {

@@ -10,7 +10,7 @@
 //! only move values on Lua's stack: nothing in them owns memory Rust must free,
 //! since a Lua error inside would jump over them.
 
-use std::os::raw::c_int;
+use std::os::raw::{c_char, c_int};
 
 use mlua::{ffi, Lua, MultiValue, Value};
 
@@ -54,6 +54,26 @@ fn is_temporary(name: &str) -> bool {
     name.starts_with('(')
 }
 
+/// Pushes `index, name, value` for each slot `get` finds (it pushes the value
+/// and gives the name, null past the last slot), from slot 1 on, while the
+/// stack has room.
+///
+/// # Safety
+/// `state` is the running thread; `get` is one of Lua's slot readers on it.
+unsafe fn push_slots(state: *mut ffi::lua_State, get: impl Fn(c_int) -> *const c_char) {
+    let mut index: c_int = 1;
+    while ffi::lua_checkstack(state, 4) != 0 {
+        let name = get(index);
+        if name.is_null() {
+            break;
+        }
+        ffi::lua_pushinteger(state, ffi::lua_Integer::from(index));
+        ffi::lua_pushstring(state, name);
+        ffi::lua_rotate(state, -3, 2);
+        index += 1;
+    }
+}
+
 /// The active locals of the frame at `level`, in declaration order (a name may
 /// repeat: the later one shadows the earlier); Lua's temporaries left out.
 pub fn locals(lua: &Lua, level: usize) -> Vec<Slot> {
@@ -68,17 +88,7 @@ pub fn locals(lua: &Lua, level: usize) -> Vec<Slot> {
             if ffi::lua_getstack(state, level, &mut ar) == 0 {
                 return;
             }
-            let mut index: c_int = 1;
-            while ffi::lua_checkstack(state, 4) != 0 {
-                let name = ffi::lua_getlocal(state, &ar, index);
-                if name.is_null() {
-                    break;
-                }
-                ffi::lua_pushinteger(state, ffi::lua_Integer::from(index));
-                ffi::lua_pushstring(state, name);
-                ffi::lua_rotate(state, -3, 2);
-                index += 1;
-            }
+            push_slots(state, |index| ffi::lua_getlocal(state, &ar, index));
         })
     };
     slots(values.unwrap_or_default())
@@ -104,17 +114,7 @@ pub fn upvalues(lua: &Lua, level: usize) -> Vec<Slot> {
                 return;
             }
             let function = ffi::lua_gettop(state);
-            let mut index: c_int = 1;
-            while ffi::lua_checkstack(state, 4) != 0 {
-                let name = ffi::lua_getupvalue(state, function, index);
-                if name.is_null() {
-                    break;
-                }
-                ffi::lua_pushinteger(state, ffi::lua_Integer::from(index));
-                ffi::lua_pushstring(state, name);
-                ffi::lua_rotate(state, -3, 2);
-                index += 1;
-            }
+            push_slots(state, |index| ffi::lua_getupvalue(state, function, index));
             ffi::lua_remove(state, function);
         })
     };

@@ -128,6 +128,11 @@ impl LineBreakpoints {
         self.by_place.is_empty()
     }
 
+    /// The block lines that hold a breakpoint.
+    pub(super) fn lines(&self) -> impl Iterator<Item = u32> + '_ {
+        self.by_place.keys().map(|place| place.line)
+    }
+
     /// True when a breakpoint is in one of `blocks`.
     pub(super) fn in_any(&self, blocks: &[usize]) -> bool {
         blocks.iter().any(|block| self.blocks.contains(block))

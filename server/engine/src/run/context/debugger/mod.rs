@@ -49,6 +49,9 @@ pub struct Debugger {
     lines_wanted: AtomicBool,
     /// True while any step, pause or entry stop is pending.
     attention: AtomicBool,
+    /// The block lines that hold a breakpoint, as bits (the last bit stands
+    /// for every line past the others): the line hook's first, lock-free look.
+    line_bits: LineBits,
     stop_on_entry: AtomicBool,
     listener: Arc<dyn DebugListener>,
 }
@@ -96,6 +99,7 @@ impl Debugger {
             threads: Mutex::new(Threads::default()),
             lines_wanted: AtomicBool::new(false),
             attention: AtomicBool::new(false),
+            line_bits: LineBits::default(),
             stop_on_entry: AtomicBool::new(false),
             listener,
         }
@@ -123,8 +127,9 @@ impl Debugger {
     /// Replaces the line breakpoints. Every VM sees the change within a few
     /// thousand instructions, and at once when it is created or resumed.
     pub fn set_line_breakpoints(&self, breakpoints: impl IntoIterator<Item = LineBreakpoint>) {
-        *self.lines.write().unwrap_or_else(PoisonError::into_inner) =
-            LineBreakpoints::new(breakpoints);
+        let breakpoints = LineBreakpoints::new(breakpoints);
+        self.line_bits.set(breakpoints.lines());
+        *self.lines.write().unwrap_or_else(PoisonError::into_inner) = breakpoints;
         let threads = self.threads();
         self.refresh(&threads);
     }
@@ -294,6 +299,12 @@ impl Debugger {
         Some((step.kind, step.depth))
     }
 
+    /// False when no breakpoint is on line `line` of any block (a lock-free
+    /// look; true may still find none at the block's line).
+    pub fn may_break_at(&self, line: u32) -> bool {
+        self.line_bits.has(line)
+    }
+
     /// The line breakpoint at `place`, if any.
     pub fn line_breakpoint(&self, place: BlockLine) -> Option<LineBreakpoint> {
         self.lines
@@ -385,6 +396,47 @@ impl Debugger {
         }
         self.refresh(&threads);
         resumed.is_some()
+    }
+}
+
+/// A set of line numbers as bits, read without a lock: lines past the last
+/// bit share it.
+struct LineBits([std::sync::atomic::AtomicU64; 64]);
+
+impl Default for LineBits {
+    fn default() -> Self {
+        LineBits(std::array::from_fn(|_| {
+            std::sync::atomic::AtomicU64::new(0)
+        }))
+    }
+}
+
+impl LineBits {
+    const LAST: u32 = 64 * 64 - 1;
+
+    fn slot(line: u32) -> (usize, u64) {
+        let line = line.min(Self::LAST);
+        ((line / 64) as usize, 1 << (line % 64))
+    }
+
+    fn set(&self, lines: impl IntoIterator<Item = u32>) {
+        let mut words = [0u64; 64];
+        for line in lines {
+            let (word, bit) = Self::slot(line);
+            if let Some(word) = words.get_mut(word) {
+                *word |= bit;
+            }
+        }
+        for (slot, word) in self.0.iter().zip(words) {
+            slot.store(word, Ordering::SeqCst);
+        }
+    }
+
+    fn has(&self, line: u32) -> bool {
+        let (word, bit) = Self::slot(line);
+        self.0
+            .get(word)
+            .is_some_and(|w| w.load(Ordering::Relaxed) & bit != 0)
     }
 }
 
