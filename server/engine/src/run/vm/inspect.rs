@@ -240,11 +240,9 @@ impl<'a> Inspector<'a> {
                 value: Value::Table(table),
                 under_var,
             } => {
-                let all = entries(&table);
-                let total = all.len();
+                let (all, total) = entries(&table, MAX_CHILDREN);
                 let mut shown: Vec<Variable> = all
                     .into_iter()
-                    .take(MAX_CHILDREN)
                     .map(|(key, value)| self.variable(key_name(&key), value, false, under_var))
                     .collect();
                 shown.extend(more(total));

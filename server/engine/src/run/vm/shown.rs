@@ -53,31 +53,37 @@ pub fn key_name(key: &Value) -> String {
     }
 }
 
-/// A table's entries without metamethods: the array part in order, then the
-/// other keys by name.
-pub fn entries(table: &Table) -> Vec<(Value, Value)> {
-    let mut array = Vec::new();
-    let mut others = Vec::new();
+/// A table's first `cap` entries without metamethods (the array part in order,
+/// then other keys by name; past `cap`, the keys met first) and how many it
+/// has in all.
+pub fn entries(table: &Table, cap: usize) -> (Vec<(Value, Value)>, usize) {
     let length = table.raw_len();
+    let mut shown: Vec<(Value, Value)> = (1..=length.min(cap))
+        .filter_map(|i| {
+            let key = i64::try_from(i).ok()?;
+            Some((Value::Integer(key), table.raw_get::<Value>(key).ok()?))
+        })
+        .collect();
+    let mut others = Vec::new();
+    let mut total = length;
     for pair in table.clone().pairs::<Value, Value>() {
         let Ok((key, value)) = pair else { break };
-        match key {
-            Value::Integer(i) if i >= 1 && (i as usize) <= length => array.push((i, value)),
-            key => others.push((key_name(&key), key, value)),
+        if matches!(key, Value::Integer(i) if i >= 1 && (i as usize) <= length) {
+            continue;
+        }
+        total += 1;
+        if shown.len() + others.len() < cap {
+            others.push((key_name(&key), key, value));
         }
     }
-    array.sort_by_key(|(i, _)| *i);
     others.sort_by(|a, b| a.0.cmp(&b.0));
-    array
-        .into_iter()
-        .map(|(i, v)| (Value::Integer(i), v))
-        .chain(others.into_iter().map(|(_, k, v)| (k, v)))
-        .collect()
+    shown.extend(others.into_iter().map(|(_, k, v)| (k, v)));
+    (shown, total)
 }
 
 /// A short preview of a table: `{1, 2, 3}`, `{a = 1, b = "x", …}`.
 fn preview(table: &Table) -> String {
-    let all = entries(table);
+    let (all, total) = entries(table, 6);
     if all.is_empty() {
         return "{}".to_owned();
     }
@@ -104,7 +110,7 @@ fn preview(table: &Table) -> String {
             }
         })
         .collect();
-    let more = if all.len() > 5 { ", …" } else { "" };
+    let more = if total > 5 { ", …" } else { "" };
     format!("{{{}{more}}}", parts.join(", "))
 }
 
@@ -248,5 +254,18 @@ mod tests {
         assert_eq!(preview(&table), "{1, 2, \"three\", x = {…}, y = true}");
         let many: Table = lua.load("return {1,2,3,4,5,6}").eval().unwrap();
         assert_eq!(preview(&many), "{1, 2, 3, 4, 5, …}");
+    }
+
+    #[test]
+    fn a_huge_table_gives_its_first_entries_and_its_size() {
+        let lua = Lua::new();
+        let table: Table = lua
+            .load("local t = {10, 20} for i = 1, 100000 do t['k' .. i] = i end return t")
+            .eval()
+            .unwrap();
+        let (first, total) = entries(&table, 10);
+        assert_eq!(first.len(), 10);
+        assert_eq!(total, 100_002);
+        assert_eq!(first[1], (Value::Integer(2), Value::Integer(20)));
     }
 }
