@@ -33,8 +33,8 @@ enum Node {
     },
     /// Entries the host gave.
     Value(RunValue),
-    /// The lines of a text.
-    Lines(String),
+    /// The lines of a store file, read when they are asked for.
+    Lines(Arc<Store>, String),
 }
 
 /// A paused chain's answers.
@@ -214,7 +214,7 @@ impl<'a> Inspector<'a> {
                 under_var: *under_var,
             },
             Node::Value(value) => Node::Value(value.clone()),
-            Node::Lines(text) => Node::Lines(text.clone()),
+            Node::Lines(store, path) => Node::Lines(store.clone(), path.clone()),
         };
         Some(match node {
             Node::Locals(level) => {
@@ -259,7 +259,8 @@ impl<'a> Inspector<'a> {
                 let variable = self.variable(String::new(), value, false, false);
                 return self.children(variable.handle);
             }
-            Node::Lines(text) => {
+            Node::Lines(store, path) => {
+                let text = store.read(&path, None, None).unwrap_or_default();
                 let total = text.lines().count();
                 let mut shown: Vec<Variable> = text
                     .lines()
@@ -298,7 +299,7 @@ impl<'a> Inspector<'a> {
         shown
     }
 
-    fn store_children(&mut self, store: &Store) -> Vec<Variable> {
+    fn store_children(&mut self, store: &Arc<Store>) -> Vec<Variable> {
         let paths = store.list(None).unwrap_or_default();
         let total = paths.len();
         let mut shown: Vec<Variable> = paths
@@ -307,7 +308,8 @@ impl<'a> Inspector<'a> {
             .map(|path| {
                 let text = store.read(&path, None, None).unwrap_or_default();
                 let value = quoted(&text, false);
-                let handle = self.handle(Node::Lines(text));
+                drop(text);
+                let handle = self.handle(Node::Lines(store.clone(), path.clone()));
                 Variable {
                     name: path,
                     value,
