@@ -96,6 +96,20 @@ function makeWorkspace() {
   fs.writeFileSync(path.join(ws, 'spin/promptforge.toml'), '[limits]\nlua_instructions = 1000000000000000\n');
   fs.writeFileSync(path.join(ws, 'spin/loop.pf.md'), prompt('loop', '', '## Go\n\n```lua\nwhile true do end\n```\n'));
   fs.writeFileSync(path.join(ws, 'ask.pf.md'), prompt('ask', '', "```lua\nreturn 'answer: ' .. input.ask('Your name?')\n```\n"));
+  // The prompt the debugger stops in (a folder of its own whose Host config
+  // lifts the instruction budget, so a slow machine never ends the run early).
+  fs.mkdirSync(path.join(ws, 'debug'));
+  fs.writeFileSync(path.join(ws, 'debug/promptforge.toml'), '[limits]\nlua_instructions = 100000000000\n');
+  fs.writeFileSync(path.join(ws, 'debug/words.pf.md'), prompt('words', '', [
+    '## Count', '', '```lua',
+    'local words = {}',
+    "for word in string.gmatch('the quick brown fox', '%a+') do",
+    '  words[#words + 1] = word',
+    'end',
+    'var.count = #words',
+    'var.first = words[1]',
+    "return var.count .. ' words, the first: ' .. var.first",
+    '```', ''].join('\n')));
   fs.writeFileSync(config, 'auth: none\ncert: false\n');
   const settings = {
     'security.workspace.trust.enabled': false,
@@ -164,30 +178,43 @@ async function main() {
 
 /**
  * Runs a command from the command palette by its exact title (or, with
- * `run` false, only waits until the palette offers it).
+ * `run` false, only waits until the palette offers it). Keys go to whatever
+ * has the focus, so each key is pressed only while the palette's input has it;
+ * when something takes the focus away (a debug session that stops focuses its
+ * editor), the palette is opened again.
  */
 async function palette(page, title, { timeout = 15000, run = true } = {}) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('Control+Shift+P');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill('>' + title);
   const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   const label = (row) => row.locator('.label-name').first().innerText({ timeout: 1000 }).catch(() => '');
-  await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: exact }).first().waitFor({ state: 'visible', timeout });
-  if (!run) {
-    await page.keyboard.press('Escape');
-    return;
-  }
-  for (let tries = 0; tries < 20; tries++) {
-    const focused = page.locator('.quick-input-list .monaco-list-row.focused');
-    if (exact.test((await label(focused)).trim())) {
-      await input.press('Enter');
-      return;
+  const inputFocused = () => input.evaluate((element) => element === document.activeElement).catch(() => false);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+P');
+      await input.waitFor({ state: 'visible' });
+      await input.fill('>' + title, { timeout: 5000 });
+      await page.locator('.quick-input-list .monaco-list-row .label-name', { hasText: exact }).first().waitFor({ state: 'visible', timeout });
+      if (!run) {
+        await page.keyboard.press('Escape');
+        return;
+      }
+      for (let tries = 0; tries < 20 && (await inputFocused()); tries++) {
+        const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+        const selected = exact.test((await label(focused)).trim());
+        if (!(await inputFocused())) break;
+        if (selected) {
+          await page.keyboard.press('Enter');
+          return;
+        }
+        await page.keyboard.press('ArrowDown');
+      }
+      throw new Error(`the palette did not select ${title}`);
+    } catch (error) {
+      if (!run || attempt >= 3) throw error;
     }
-    await input.press('ArrowDown');
+    log(`the palette lost the focus before running ${title}: opening it again`);
   }
-  throw new Error(`the palette did not select ${title}`);
 }
 
 let rpcId = 0;
@@ -215,6 +242,17 @@ async function shot(page, name) {
   const file = path.join(artifacts, name);
   await page.screenshot({ path: file });
   log(`screenshot ${file}`);
+  return file;
+}
+
+/** The titles of the code lenses on one line of a workspace file. */
+async function lensTitles(page, full, line) {
+  return (await rpc(page, { op: 'codeLenses', path: full, line })).map((lens) => lens.title);
+}
+
+/** The `promptforge` debug sessions the extension saw, and the active one. */
+async function debugState(page) {
+  return rpc(page, { op: 'debugState' });
 }
 
 async function openPrompt(page, file, line = 0, character = 0) {
@@ -339,8 +377,12 @@ async function checks(page) {
     ((await output(page)).match(/✘ Failed: Cancelled/g) ?? []).length === 2);
   log('the progress notification cancelled the run');
 
-  // 8. The settings: a binary that is not there gives the error with the
-  // install instructions; setting it back and Restart Server bring it back.
+  // 8. The debugger (promptforge dap).
+  await debugging(page);
+
+  // 9. The settings: a binary that is not there gives the error with the
+  // install instructions (the server's start, and a debug start too); setting
+  // it back and Restart Server bring it back.
   const unmetIn = async (file) =>
     (await rpc(page, { op: 'diagnostics', path: file })).some((d) => d.code === 'RequirementsUnmet');
   await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: '/nowhere/promptforge' });
@@ -349,12 +391,154 @@ async function checks(page) {
   await missing.getByRole('button', { name: 'Install Instructions' }).waitFor({ state: 'visible' });
   await waitFor('the stopped server to take its diagnostics away', async () => !(await unmetIn(broken)));
   log('a missing binary is reported');
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await missing.waitFor({ state: 'hidden' });
+  const sessionsBefore = (await debugState(page)).sessions.length;
+  const started = await rpc(page, { op: 'command', command: 'promptforge.debug', args: [{ uri: vscodeUri(path.join(dirs.workspace, 'debug/words.pf.md')) }] });
+  await missing.waitFor({ state: 'visible' });
+  const after = await debugState(page);
+  if (started !== false || after.sessions.length !== sessionsBefore || after.active) {
+    throw new Error(`a debug start with no binary went on: ${started} ${JSON.stringify(after)}`);
+  }
+  log('a debug start with a missing binary is reported the same way and starts nothing');
   await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: bin });
   await waitFor('the server to come back with the diagnostics', () => unmetIn(broken));
   await palette(page, 'PromptForge: Restart Server');
   await waitFor('the restarted server to publish the diagnostics', () => unmetIn(broken));
   log('the server restarts on a settings change and on Restart Server');
   fs.writeFileSync(path.join(artifacts, 'output.txt'), await output(page));
+}
+
+function vscodeUri(file) {
+  return 'file://' + file.split('/').map(encodeURIComponent).join('/');
+}
+
+/**
+ * The debugger: the `Debug` lens beside `Run`; a breakpoint on a Lua line; the
+ * lens starts `promptforge dap`, the run stops on that line (the session's top
+ * frame, the editor's stopped line, the Call Stack view); the Run scope in the
+ * Variables view shows `var`; the Debug Console evaluates in the paused frame;
+ * the screenshot; Continue ends the run (its result in the Debug Console, exit
+ * code 0, no request refused). Then F5 with no launch.json debugs the active
+ * prompt, and a start with no prompt is refused with a message.
+ */
+async function debugging(page) {
+  // The H1 lenses: Run, Debug, Run with arguments…, and Run tests when a test
+  // file is beside the prompt.
+  const stats = path.join(dirs.workspace, 'word-stats.md');
+  await openPrompt(page, 'word-stats.md');
+  const statsTitle = lineOf('word-stats.md', /^# /);
+  await waitFor('the lenses of word-stats.md', async () =>
+    JSON.stringify(await lensTitles(page, stats, statsTitle)) === JSON.stringify(['Run', 'Debug', 'Run with arguments…', 'Run tests']));
+  const file = 'debug/words.pf.md';
+  const full = path.join(dirs.workspace, file);
+  const title = lineOf(file, /^# /);
+  const stopLine = lineOf(file, /^return var\.count/);
+  await openPrompt(page, file, stopLine, 0);
+  await waitFor('the lenses of words.pf.md', async () =>
+    JSON.stringify(await lensTitles(page, full, title)) === JSON.stringify(['Run', 'Debug', 'Run with arguments…']));
+  const [debugLens] = await rpc(page, { op: 'codeLenses', path: full, line: title }).then((all) => all.filter((l) => l.title === 'Debug'));
+  if (debugLens.command !== 'promptforge.debug' || debugLens.arguments?.[0]?.uri !== vscodeUri(full)) {
+    throw new Error(`unexpected Debug lens ${JSON.stringify(debugLens)}`);
+  }
+  log('the Debug lens sits beside Run (promptforge.debug {uri})');
+
+  // A breakpoint on the `return` line, then the lens in the editor is clicked.
+  await rpc(page, { op: 'clearBreakpoints' });
+  const breakpoints = await rpc(page, { op: 'breakpoint', path: full, line: stopLine });
+  if (breakpoints.length !== 1 || breakpoints[0].line !== stopLine) throw new Error(`breakpoints: ${JSON.stringify(breakpoints)}`);
+  const lens = page.locator('.codelens-decoration a', { hasText: /^Debug$/ }).first();
+  await lens.waitFor({ state: 'visible' });
+  await lens.click();
+  // The stopped line shows in the editor (the stop focuses the editor: the
+  // state is asked for once it happened).
+  const stoppedLine = page.locator('.monaco-editor .debug-top-stack-frame-line').first();
+  await stoppedLine.waitFor({ state: 'attached', timeout: 60000 });
+  const stopped = await waitFor(`the session to stop on line ${stopLine + 1}`, async () => {
+    const { active } = await debugState(page);
+    return active?.paused && active.frames[0]?.line === stopLine + 1 ? active : undefined;
+  }, 60000);
+  const expected = { type: 'promptforge', request: 'launch', name: 'Debug words.pf.md', program: full };
+  for (const [key, value] of Object.entries(expected)) {
+    if (stopped.configuration[key] !== value) throw new Error(`the session's ${key}: ${JSON.stringify(stopped.configuration)}`);
+  }
+  // (code-server hands the extension a remote URI as the source path.)
+  const framePath = (p) => (/^[a-z-]+:\/\//.test(p) ? decodeURIComponent(new URL(p).pathname) : p);
+  if (framePath(stopped.frames[0].path) !== full || stopped.name !== 'Debug words.pf.md') throw new Error(`stopped in ${JSON.stringify(stopped)}`);
+  log(`stopped at ${file}:${stopped.frames[0].line} (${stopped.frames.map((f) => f.name).join(' < ')})`);
+
+  // The workbench shows it: the stopped line in the editor, the frame in the
+  // Call Stack view, and the Run scope's `var` in the Variables view.
+  const callStack = page.locator('.debug-call-stack');
+  await callStack.locator('.monaco-list-row', { hasText: 'lua block 1' }).filter({ hasText: `${stopLine + 1}:1` }).first()
+    .waitFor({ state: 'visible' });
+  const variables = page.locator('.debug-variables');
+  const runScope = variables.locator('.monaco-list-row', { hasText: /^\s*Run\s*$/ }).first();
+  await runScope.waitFor({ state: 'visible' });
+  if ((await runScope.getAttribute('aria-expanded')) !== 'true') await runScope.click();
+  const varRow = variables.locator('.monaco-list-row', { hasText: /^\s*var\s*[:=]/ }).first();
+  await varRow.waitFor({ state: 'visible' });
+  if ((await varRow.getAttribute('aria-expanded')) !== 'true') await varRow.click();
+  await variables.locator('.monaco-list-row', { hasText: /^\s*count\s*[:=]\s*4\s*$/ }).first().waitFor({ state: 'visible' });
+  const variablesText = (await variables.innerText()).replace(/\s+/g, ' ');
+  // (A variable reads `name = value`, `name: value` in older releases.)
+  if (!/var ?[:=] ?\{.*count = 4/.test(variablesText) || !/first ?[:=] ?"the"/.test(variablesText)) {
+    throw new Error(`the Variables view does not show var: ${variablesText}`);
+  }
+  log(`the Variables view: ${variablesText}`);
+  const locals = variables.locator('.monaco-list-row', { hasText: /^\s*Locals\s*$/ }).first();
+  if ((await locals.getAttribute('aria-expanded')) !== 'true') await locals.click();
+  await variables.locator('.monaco-list-row', { hasText: /^\s*words\s*[:=]\s*\{"the", "quick"/ }).first().waitFor({ state: 'visible' });
+  // An expression typed in the Debug Console runs in the paused frame.
+  // (Typed only once the console's input has the focus, never into the prompt.)
+  await rpc(page, { op: 'command', command: 'workbench.panel.repl.view.focus' });
+  await page.locator('.repl-input-wrapper .monaco-editor.focused').waitFor({ state: 'attached' });
+  await page.keyboard.type('#words * 10 + var.count');
+  await page.keyboard.press('Enter');
+  await page.locator('.repl .monaco-list-row', { hasText: /^\s*44\s*$/ }).first().waitFor({ state: 'visible' });
+  log('the Debug Console evaluated #words * 10 + var.count = 44 in the paused frame');
+  await page.mouse.move(200, 450);
+  // images/debugging.png (the READMEs' picture) is a copy of this shot, made by hand.
+  await shot(page, 'debugging.png');
+
+  // Continue: the run ends with its result in the Debug Console.
+  await rpc(page, { op: 'command', command: 'workbench.action.debug.continue' });
+  const ended = await waitFor('the debug session to end', async () => {
+    const record = (await debugState(page)).sessions.find((s) => s.id === stopped.id);
+    return record?.ended ? record : undefined;
+  });
+  if (ended.exitCode !== 0 || !ended.terminated || !ended.output.includes('4 words, the first: the') || ended.errors.length > 0) {
+    throw new Error(`the debugged run ended so: ${JSON.stringify(ended)}`);
+  }
+  await rpc(page, { op: 'command', command: 'workbench.panel.repl.view.focus' });
+  await page.locator('.repl', { hasText: '4 words, the first: the' }).first().waitFor({ state: 'visible' });
+  log(`continued: the result in the Debug Console, exit code 0, the session ended, no request refused (${ended.requests.join(' ')})`);
+  await shot(page, 'debug-console.png');
+
+  // F5 with no launch.json: the configuration provider debugs the active prompt.
+  await openPrompt(page, file, stopLine, 0);
+  await stoppedLine.waitFor({ state: 'detached' });
+  await rpc(page, { op: 'command', command: 'workbench.action.debug.start' });
+  await stoppedLine.waitFor({ state: 'attached', timeout: 60000 });
+  const again = await waitFor('the F5 session to stop at the breakpoint', async () => {
+    const { active } = await debugState(page);
+    return active && active.id !== stopped.id && active.paused && active.frames[0]?.line === stopLine + 1 ? active : undefined;
+  }, 60000);
+  if (again.configuration.program !== full || again.name !== 'Debug words.pf.md') throw new Error(`F5 started ${JSON.stringify(again)}`);
+  await rpc(page, { op: 'command', command: 'workbench.action.debug.stop' });
+  await waitFor('the F5 session to end', async () => (await debugState(page)).sessions.find((s) => s.id === again.id)?.ended);
+  log('F5 with no launch.json debugged the active prompt; Stop ended it');
+
+  // No prompt to debug: a clear message, and no session.
+  await rpc(page, { op: 'open', path: path.join(dirs.workspace, 'word-stats.test.yaml') });
+  await waitFor('the test file to be active', async () => (await rpc(page, { op: 'state' })).uri?.endsWith('/word-stats.test.yaml'));
+  const count = (await debugState(page)).sessions.length;
+  const refused = await rpc(page, { op: 'startDebugging', value: { type: 'promptforge', request: 'launch', name: 'no prompt' } });
+  await page.locator('.notification-toast', { hasText: 'open a prompt to debug it' }).first().waitFor({ state: 'visible' });
+  if (refused !== false || (await debugState(page)).sessions.length !== count) throw new Error('a debug start with no prompt went on');
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await rpc(page, { op: 'clearBreakpoints' });
+  log('a debug start with no prompt is refused with a message');
 }
 
 main().catch((error) => {

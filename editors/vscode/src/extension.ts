@@ -1,5 +1,6 @@
 // The PromptForge extension: starts `promptforge lsp`, gives prompt files the
-// `promptforge` language, and runs prompts and their tests (editor.md §2, §3).
+// `promptforge` language, runs prompts and their tests (editor.md §2, §3), and
+// debugs prompts on `promptforge dap` (debug.ts).
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
@@ -13,10 +14,11 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { runArgument, runKindOf, testArgument, uriOfArgument } from './logic/args.mts';
-import { resolveServer, serverArgs } from './logic/binary.mts';
+import { type Resolved, resolveServer, serverArgs } from './logic/binary.mts';
+import { registerDebugger } from './debug.ts';
 import { baseName, isPromptFileName, isPromptText } from './logic/detect.mts';
 import { type RunEvent, RunLog, type RunStart, summary } from './logic/events.mts';
-import { e2eRequest } from './e2e.ts';
+import { e2eRequest, watchDebugSessions } from './e2e.ts';
 import { ServerProgress } from './logic/progress.mts';
 import { progressMiddleware, showProgress } from './progress.ts';
 
@@ -65,6 +67,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('promptforge.internal.hover', hoverAt);
   command('promptforge.internal.e2e', () => e2eRequest(process.env.PROMPTFORGE_E2E_DIR ?? ''));
   void vscode.commands.executeCommand('setContext', 'promptforge.e2e', !!process.env.PROMPTFORGE_E2E_DIR);
+  if (process.env.PROMPTFORGE_E2E_DIR) context.subscriptions.push(watchDebugSessions());
+  registerDebugger(context, { findBinary, reportMissingBinary });
 
   context.subscriptions.push(
     vscode.workspace.onDidOpenTextDocument(classify),
@@ -92,13 +96,13 @@ function classify(document: vscode.TextDocument): void {
   }
 }
 
-async function startClient(): Promise<void> {
+/** The `promptforge` binary `promptforge.server.path` names, or why it is missing. */
+function findBinary(): Resolved {
   const config = vscode.workspace.getConfiguration('promptforge');
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const resolved = resolveServer({
+  return resolveServer({
     setting: config.get<string>('server.path', 'promptforge'),
     envPath: process.env.PATH ?? '',
-    workspaceFolder: folder,
+    workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     platform: process.platform,
     isExecutable: (file) => {
       try {
@@ -109,18 +113,29 @@ async function startClient(): Promise<void> {
       }
     },
   });
+}
+
+/** Says the binary is missing, offering the install instructions and the setting. */
+function reportMissingBinary(message: string): void {
+  serverChannel.appendLine(message);
+  void vscode.window
+    .showErrorMessage(message, 'Install Instructions', 'Open Settings')
+    .then((choice) => {
+      if (choice === 'Install Instructions') {
+        const readme = vscode.Uri.joinPath(extensionUri, 'README.md');
+        void vscode.commands.executeCommand('markdown.showPreview', readme);
+      } else if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'promptforge.server');
+      }
+    });
+}
+
+async function startClient(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('promptforge');
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const resolved = findBinary();
   if (!resolved.ok) {
-    serverChannel.appendLine(resolved.message);
-    void vscode.window
-      .showErrorMessage(resolved.message, 'Install Instructions', 'Open Settings')
-      .then((choice) => {
-        if (choice === 'Install Instructions') {
-          const readme = vscode.Uri.joinPath(extensionUri, 'README.md');
-          void vscode.commands.executeCommand('markdown.showPreview', readme);
-        } else if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'promptforge.server');
-        }
-      });
+    reportMissingBinary(resolved.message);
     return;
   }
   const serverOptions: ServerOptions = {
