@@ -132,7 +132,7 @@ fn a_function_breakpoint_on_models_loop_shows_the_conversation_before_the_model_
     let frame = client.frame_id(1, 0);
     let run = client.scope(frame, "Run");
     let (calls, _) = client.variable(run, "tools.calls");
-    assert_eq!(calls, "null", "the call is not counted before it runs");
+    assert_eq!(calls, "nil", "the call is not counted before it runs");
     client.ok("continue", json!({ "threadId": 1 }));
     assert_eq!(client.event("exited")["body"]["exitCode"], 0);
     assert_eq!(

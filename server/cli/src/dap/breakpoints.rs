@@ -63,10 +63,11 @@ fn key_of(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// The breakpoints the client set, per source.
+/// The breakpoints the client set, per source: the engine's form and the ids
+/// answered verified.
 #[derive(Default)]
 pub struct Breakpoints {
-    by_source: HashMap<PathBuf, Vec<LineBreakpoint>>,
+    by_source: HashMap<PathBuf, (Vec<LineBreakpoint>, Vec<i64>)>,
     next_id: i64,
 }
 
@@ -92,6 +93,7 @@ impl Breakpoints {
         };
         let source = path.as_deref().and_then(Program::read);
         let mut kept = Vec::new();
+        let mut verified = Vec::new();
         let answers: Vec<Value> = wanted
             .into_iter()
             .map(|wanted| {
@@ -104,6 +106,7 @@ impl Breakpoints {
                 match checked {
                     Ok((breakpoint, line)) => {
                         kept.push(breakpoint);
+                        verified.push(id);
                         json!({ "id": id, "verified": true, "line": line })
                     }
                     Err(reason) => {
@@ -113,7 +116,7 @@ impl Breakpoints {
             })
             .collect();
         if let Some(key) = key {
-            self.by_source.insert(key, kept);
+            self.by_source.insert(key, (kept, verified));
         }
         json!({ "breakpoints": answers })
     }
@@ -122,8 +125,28 @@ impl Breakpoints {
     pub fn of_program(&self, program: &Program) -> Vec<LineBreakpoint> {
         self.by_source
             .get(&key_of(&program.path))
-            .cloned()
+            .map(|(kept, _)| kept.clone())
             .unwrap_or_default()
+    }
+
+    /// Once the prompt is launched: the breakpoints verified earlier in other
+    /// sources no longer hold; the `breakpoint` events that say so.
+    pub fn launched(&mut self, program: &Program) -> Vec<Value> {
+        let key = key_of(&program.path);
+        let mut events = Vec::new();
+        for (source, (kept, verified)) in &mut self.by_source {
+            if *source == key {
+                continue;
+            }
+            kept.clear();
+            for id in verified.drain(..) {
+                events.push(json!({
+                    "reason": "changed",
+                    "breakpoint": { "id": id, "verified": false, "message": NOT_THE_PROGRAM },
+                }));
+            }
+        }
+        events
     }
 
     /// `setFunctionBreakpoints`: the names accepted, and the answer's body.

@@ -47,9 +47,13 @@ pub struct LaunchArguments {
 impl LaunchArguments {
     /// Reads `launch`'s arguments; the error is the response's message.
     pub fn parse(arguments: &Value) -> Result<Self, String> {
-        let launch: LaunchArguments = serde_json::from_value(arguments.clone())
+        let mut launch: LaunchArguments = serde_json::from_value(arguments.clone())
             .map_err(|e| format!("invalid launch arguments: {e}"))?;
         launch.argument_string()?;
+        // Frames name the prompt by this path: absolute, whatever the client sent.
+        if let Ok(absolute) = std::path::absolute(&launch.program) {
+            launch.program = absolute;
+        }
         Ok(launch)
     }
 

@@ -86,15 +86,12 @@ impl Chains {
         let arguments = &request.arguments;
         match request.command.as_str() {
             "threads" => {
-                let mut threads: Vec<Value> = self
+                let threads: Vec<Value> = self
                     .debugger
                     .thread_list()
                     .into_iter()
                     .map(|(id, name)| json!({ "id": id, "name": name }))
                     .collect();
-                if threads.is_empty() {
-                    threads.push(json!({ "id": 1, "name": "walk" }));
-                }
                 self.out
                     .respond(request, json!({ "threads": threads }))
                     .await;
@@ -286,18 +283,20 @@ impl Chains {
 
     async fn resume(&self, request: &Request, step: Option<StepKind>) {
         let thread = thread_of(&request.arguments).unwrap_or(1);
-        // Forgotten first: the chain may stop again before `resume` returns.
-        self.events.resumed(thread);
-        if self.debugger.resume(thread, step) {
-            let body = match step {
-                None => json!({ "allThreadsContinued": false }),
-                Some(_) => Value::Null,
-            };
-            self.out.respond(request, body).await;
-        } else {
+        if !self.debugger.is_paused(thread) {
             let message = format!("thread {thread} is not paused");
             self.out.refuse(request, &message).await;
+            return;
         }
+        // Answered and forgotten first: the chain may stop again at once, and
+        // its `stopped` event must follow this response.
+        let body = match step {
+            None => json!({ "allThreadsContinued": false }),
+            Some(_) => Value::Null,
+        };
+        self.out.respond(request, body).await;
+        self.events.resumed(thread);
+        self.debugger.resume(thread, step);
     }
 }
 

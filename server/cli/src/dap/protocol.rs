@@ -62,21 +62,28 @@ impl Outgoing {
         self.send_now(message);
     }
 
-    /// The event `name` with `body`, queued at once (for the engine's threads).
+    /// The event `name` with `body` (none when null), queued at once (for the
+    /// engine's threads).
     pub fn event_now(&self, name: &str, body: Value) {
-        self.send_now(json!({ "type": "event", "event": name, "body": body }));
+        let mut event = json!({ "type": "event", "event": name });
+        if !body.is_null() {
+            event["body"] = body;
+        }
+        self.send_now(event);
     }
 
-    /// The successful response to `request`, with `body`.
+    /// The successful response to `request`, with `body` (none when null).
     pub async fn respond(&self, request: &Request, body: Value) {
-        self.send(json!({
+        let mut response = json!({
             "type": "response",
             "request_seq": request.seq,
             "command": request.command,
             "success": true,
-            "body": body,
-        }))
-        .await;
+        });
+        if !body.is_null() {
+            response["body"] = body;
+        }
+        self.send(response).await;
     }
 
     /// The failed response to `request`, with `message` shown to the user.
@@ -92,9 +99,8 @@ impl Outgoing {
         .await;
     }
 
-    /// The event `name` with `body`.
+    /// The event `name` with `body` (none when null).
     pub async fn event(&self, name: &str, body: Value) {
-        self.send(json!({ "type": "event", "event": name, "body": body }))
-            .await;
+        self.event_now(name, body);
     }
 }

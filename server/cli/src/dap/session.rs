@@ -101,6 +101,11 @@ impl Session {
                     self.push_line_breakpoints();
                     self.launch = Some(launch);
                     out.respond(&request, Value::Null).await;
+                    if let Some(program) = &self.chains.program {
+                        for changed in self.breakpoints.launched(program) {
+                            out.event("breakpoint", changed).await;
+                        }
+                    }
                 }
                 Err(message) => out.refuse(&request, &message).await,
             },

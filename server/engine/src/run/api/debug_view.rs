@@ -109,20 +109,18 @@ impl SectionView for SectionCtx {
                 sys.push(("model".to_owned(), text(label)));
             }
         }
-        entries.push((
-            "sys".to_owned(),
-            RunValue::Entries(self.heading.clone(), sys),
-        ));
+        let summary = format!(
+            "{{prompt = {:?}, section = {:?}, …}}",
+            run.prepared.name, self.heading
+        );
+        entries.push(("sys".to_owned(), RunValue::Entries(summary, sys)));
         let counts = self.with_state(|s| s.tools.counts.clone());
-        let calls = counts.map_or(Json::Null, |counts| {
-            Json::Object(
-                counts
-                    .into_iter()
-                    .map(|(k, v)| (k, Json::from(v)))
-                    .collect(),
-            )
+        // Before the section's first call, `tools.calls` is nil in Lua too.
+        let calls = counts.map_or(RunValue::Lua(mlua::Value::Nil), |counts| {
+            let counts = counts.into_iter().map(|(k, v)| (k, Json::from(v)));
+            RunValue::Json(Json::Object(counts.collect()))
         });
-        entries.push(("tools.calls".to_owned(), RunValue::Json(calls)));
+        entries.push(("tools.calls".to_owned(), calls));
         let offered = scope::offered(self).unwrap_or_default();
         let shown: Vec<&str> = offered.iter().map(|s| s.name.as_str()).collect();
         let scope_entries = offered

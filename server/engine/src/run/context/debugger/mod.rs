@@ -183,6 +183,15 @@ impl Debugger {
         true
     }
 
+    /// True while the chain `thread` is paused (only [`Debugger::resume`] and
+    /// the run's cancel end that).
+    pub fn is_paused(&self, thread: i64) -> bool {
+        self.threads()
+            .entries
+            .get(&thread)
+            .is_some_and(|entry| entry.mailbox.is_some())
+    }
+
     /// Resumes the paused chain `thread`, with a step or without; false when it
     /// is not paused.
     pub fn resume(&self, thread: i64, step: Option<StepKind>) -> bool {
