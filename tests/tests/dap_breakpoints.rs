@@ -349,3 +349,33 @@ fn every_suspending_call_can_be_a_function_breakpoint() {
     assert_eq!(client.output_until_terminated("stdout"), "done\n");
     client.finish();
 }
+
+/// A chain that fails, called with and without `pcall`. File lines: 12
+/// `local ok = pcall(call, '### Fails')`, 13 `call('### Fails')`, 21
+/// `error('boom')`.
+const CHAIN_ERRORS: &str = "---\nname: chains\ndescription: d\npromptforge: 0\n---\n\n# Chains\n\n## Go\n\n```lua\nlocal ok = pcall(call, '### Fails')\ncall('### Fails')\n```\n\n### Fails\n\n---\n\n```lua\nerror('boom')\n```\n";
+
+#[test]
+fn a_chains_error_is_uncaught_only_when_its_caller_does_not_catch_it() {
+    let (_scratch, program) = prompt_in("dap-chain-errors", "chains.md", CHAIN_ERRORS, "");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        exceptions: vec!["uncaught"],
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    // The first call's error is caught by the caller's pcall: no stop there.
+    let stop = client.stopped();
+    assert_eq!(stop["text"], "boom");
+    let thread = stop["threadId"].as_i64().expect("a thread");
+    assert_ne!(thread, 1, "the error stops in the chain that raised it");
+    let frames = client.frames(thread);
+    assert_eq!(frames[0], ("lua block 2".to_owned(), 21));
+    assert_eq!(frames[2], ("lua block 1".to_owned(), 13), "{frames:?}");
+    client.ok("continue", json!({ "threadId": thread }));
+    // Raised again in the caller at the call line, it does not stop twice.
+    assert_eq!(client.event("exited")["body"]["exitCode"], 1);
+    client.event("terminated");
+    assert!(!client.pending.iter().any(|m| m["event"] == "stopped"));
+    client.finish();
+}

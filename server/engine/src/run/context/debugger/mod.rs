@@ -203,16 +203,6 @@ impl Debugger {
             .is_some_and(|mailbox| mailbox.send(Order::Resume(step)).is_ok())
     }
 
-    /// Resumes every paused chain, without a step.
-    pub fn resume_all(&self) {
-        let threads = self.threads();
-        for entry in threads.entries.values() {
-            if let Some(mailbox) = &entry.mailbox {
-                let _ = mailbox.send(Order::Resume(None));
-            }
-        }
-    }
-
     /// Asks the paused chain `thread` a question; None when it is not paused.
     /// The answer comes once the chain has answered the questions before it.
     pub fn ask(&self, thread: i64, query: Query) -> Option<oneshot::Receiver<Answer>> {
