@@ -145,6 +145,30 @@ fn nonexistent_path_is_a_usage_error() {
 }
 
 #[test]
+#[cfg(unix)]
+fn a_device_or_a_pipe_named_as_a_prompt_is_refused_without_reading_it() {
+    let scratch = Scratch::new("devices");
+    let pipe = scratch.path().join("pipe.md");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo makes a pipe");
+    for command in ["check", "run", "catalog"] {
+        // Reading /dev/zero would never end; opening a pipe waits for a writer.
+        let run = run_in(scratch.path(), &[command, "/dev/zero"]);
+        assert_eq!(
+            run.stderr, "promptforge: /dev/zero: not a regular file\n",
+            "{command}"
+        );
+        assert_eq!(run.code, Some(2), "{command}");
+        let run = run_in(scratch.path(), &[command, "pipe.md"]);
+        assert_eq!(
+            run.stderr, "promptforge: pipe.md: not a regular file\n",
+            "{command}"
+        );
+        assert_eq!(run.code, Some(2), "{command}");
+    }
+}
+
+#[test]
 fn non_utf8_files() {
     let scratch = Scratch::new("latin1");
     scratch.write("docs/latin1.md", b"# Caf\xe9\n");

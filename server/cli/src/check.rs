@@ -10,7 +10,6 @@
 //! print and exit 0 unless `--deny warnings`.
 
 use std::collections::HashMap;
-use std::fs;
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -149,7 +148,7 @@ impl<'a> Preparer<'a> {
 
 /// Reads, recognises, analyses and judges one file.
 fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
-    let bytes = match fs::read(&target.path) {
+    let bytes = match promptforge_engine::user_file::read(&target.path) {
         Ok(bytes) => bytes,
         Err(error) => {
             return FileOutcome::Failed(PathError {

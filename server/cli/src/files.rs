@@ -6,6 +6,8 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use promptforge_engine::user_file;
+
 /// Extensions of the Markdown files a folder walk picks up.
 const MARKDOWN_EXTENSIONS: [&str; 2] = ["md", "markdown"];
 
@@ -192,7 +194,7 @@ pub fn describe_io_error(error: &io::Error) -> String {
 /// Reads a prompt file named on the command line: its text, or why it cannot be
 /// read (the I/O error, or where its first byte that is not UTF-8 is).
 pub fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = fs::read(path).map_err(|e| describe_io_error(&e))?;
+    let bytes = user_file::read(path).map_err(|e| describe_io_error(&e))?;
     String::from_utf8(bytes).map_err(|e| not_utf8(&e))
 }
 

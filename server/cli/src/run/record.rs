@@ -117,7 +117,7 @@ impl Recording {
 
 /// The test file's text, None when it does not exist yet.
 fn read_existing(path: &Path) -> Result<Option<String>, String> {
-    match fs::read(path) {
+    match promptforge_engine::user_file::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|e| crate::files::not_utf8(&e)),

@@ -202,7 +202,7 @@ impl Config {
 
     /// Reads and checks the configuration file at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let text = crate::user_file::read_to_string(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
             line: None,
             message: format!("cannot be read: {e}"),

@@ -59,7 +59,7 @@ impl ScriptProvider {
     /// A provider replaying the turns file at `path`; a problem of the file as
     /// `{path}:{line}:{column}: {message}`.
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::user_file::read_to_string(path)
             .map_err(|e| ScriptError(format!("{}: cannot be read: {e}", path.display())))?;
         parse_turns(&text)
             .map(ScriptProvider::new)

@@ -181,7 +181,7 @@ impl Runner {
         let path = uri
             .to_file_path()
             .map_err(|()| format!("{uri} is not open and names no file"))?;
-        let text = std::fs::read_to_string(&path)
+        let text = promptforge_engine::user_file::read_to_string(&path)
             .map_err(|e| format!("{uri} is not open and cannot be read: {e}"))?;
         let parsed = promptforge_syntax::ParsedFile::new(text);
         let encoding = self.encoding.get().copied().unwrap_or_default();

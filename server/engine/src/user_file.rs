@@ -1,0 +1,63 @@
+//! Reading a file a user names (a prompt, a prompt test, a configuration, a
+//! script of model turns) without being at its mercy: a device, a pipe or a
+//! socket is refused before it is opened (reading `/dev/zero` never ends, and
+//! opening a pipe waits for a writer), and a file past [`MAX_USER_FILE_BYTES`]
+//! is refused after that many bytes instead of filling memory. Errors are
+//! `io::Error`s, so every caller words them as it words the others.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The largest file read: 64 MiB.
+pub const MAX_USER_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The file's bytes, as `fs::read` gives them, within the limits above (a
+/// folder fails as `fs::read` fails on it).
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    let kind = fs::metadata(path)?.file_type();
+    if !kind.is_file() && !kind.is_dir() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    File::open(path)?
+        .take(MAX_USER_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_USER_FILE_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {} MiB", MAX_USER_FILE_BYTES >> 20),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The file's text, as `fs::read_to_string` gives it, within the limits above.
+pub fn read_to_string(path: &Path) -> io::Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_and_pipes_are_refused_before_they_are_read() {
+        let error = read(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(error.to_string(), "not a regular file");
+        let dir = std::env::temp_dir().join(format!("pf-user-file-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let pipe = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        if made.is_ok_and(|s| s.success()) {
+            // Opening it would wait for a writer for ever.
+            assert_eq!(read(&pipe).unwrap_err().to_string(), "not a regular file");
+        }
+        let file = dir.join("prompt.md");
+        fs::write(&file, "text").unwrap();
+        assert_eq!(read_to_string(&file).unwrap(), "text");
+        assert!(read(&dir).is_err());
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
