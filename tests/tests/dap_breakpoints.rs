@@ -160,7 +160,7 @@ fn a_breakpoint_in_a_local_tool_handler_shows_the_loop_waiting_below_it() {
         [("lua block 1".to_owned(), 18), ("## Ask".to_owned(), 11)]
     );
     assert_eq!(local(&mut client, "a"), "{word = \"rust\"}");
-    // A step over the handler's last line goes back to the loop's caller.
+    // A step out of the handler stops at the loop's caller's next line.
     client.ok("stepOut", json!({ "threadId": 1 }));
     client.stopped();
     assert_eq!(client.frames(1)[0], ("lua block 1".to_owned(), 19));
