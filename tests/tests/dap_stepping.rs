@@ -251,3 +251,30 @@ fn a_task_is_a_thread_named_for_its_id_and_section() {
     assert_eq!(client.output_until_terminated("stdout"), "all done\n");
     client.finish();
 }
+
+#[test]
+fn step_in_on_a_fanout_line_stops_in_the_first_arm_to_run_only() {
+    let (_scratch, program) = prompt_in("dap-fanout-step", "fan.md", FANOUT, "");
+    let mut client = DapClient::start();
+    client.debug(&program, Setup::lines(&[12]));
+    client.stopped();
+    let stop = step(&mut client, "stepIn", 1);
+    assert_eq!(stop["reason"], "step");
+    let arm = stop["threadId"].as_i64().expect("a thread");
+    assert_ne!(arm, 1);
+    assert_eq!(
+        names(&client.frames(arm))[..2],
+        [("lua block 2", 21), ("### Arm", 16)]
+    );
+    // The step ended for every arm: the others run to their end.
+    client.ok("continue", json!({ "threadId": arm }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(client.output_until_terminated("stdout"), "a1,b2,c3\n");
+    let stops = client
+        .pending
+        .iter()
+        .filter(|m| m["event"] == "stopped")
+        .count();
+    assert_eq!(stops, 0, "no other arm stopped");
+    client.finish();
+}

@@ -361,6 +361,15 @@ impl Debugger {
         let (mailbox, orders) = mpsc::channel();
         {
             let mut threads = self.threads();
+            // A step shared by several chains ends at the first of them to stop:
+            // another one that saw it pending goes on.
+            let step_ended = threads
+                .entries
+                .get(&thread)
+                .is_some_and(|entry| entry.step.is_none());
+            if stop.reason == StopReason::Step && step_ended {
+                return true;
+            }
             let ended = threads.entries.get_mut(&thread).and_then(|entry| {
                 entry.wanted = None;
                 entry.mailbox = Some(mailbox);
