@@ -13,10 +13,9 @@ use promptforge_engine::run::{
     BlockLine, DebugListener, Debugger, LineBreakpoint, RunOptions, Stop,
 };
 use promptforge_engine::testing::{
-    add_script, prepare_text, prepared_from, run_prepared_with, runtime,
+    prepare_text, prepared_from, replying, run_prepared_with, runtime,
 };
 use promptforge_engine::{Host, Prepared};
-use promptforge_syntax::test_file::Round;
 use tokio::runtime::Runtime;
 
 /// A listener that hears nothing worth keeping.
@@ -132,14 +131,7 @@ fn model_loop(c: &mut Criterion) {
     let text = format!(
         "{HEAD}## Talk\n\n```lua\nlocal msgs = messages.new():user('hi')\nfor i = 1, 20 do\n  models.loop(msgs)\n  msgs:user('again')\nend\nassert(#msgs == 41)\n```\n"
     );
-    let script_host = || {
-        let mut host = Host::offline();
-        add_script(
-            &mut host,
-            (0..20).map(|i| Round::Text(format!("reply {i}"))).collect(),
-        );
-        Arc::new(host)
-    };
+    let script_host = || replying(20);
     let mut group = c.benchmark_group("20 model rounds on the script provider");
     for (attached, label) in Attached::ALL {
         group.bench_function(label, |b| {

@@ -5,9 +5,8 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use promptforge_engine::testing::{add_script, prepare_text, prepared_from, run_prepared, runtime};
+use promptforge_engine::testing::{prepare_text, prepared_from, replying, run_prepared, runtime};
 use promptforge_engine::{Host, NoEvents, Prepared, Store};
-use promptforge_syntax::test_file::Round;
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
@@ -73,14 +72,7 @@ fn twenty_rounds(c: &mut Criterion) {
     let text = format!(
         "{HEAD}## Talk\n\n```lua\nlocal msgs = messages.new():user('hi')\nfor i = 1, 20 do\n  models.loop(msgs)\n  msgs:user('again')\nend\nassert(#msgs == 41)\n```\n"
     );
-    let script_host = || {
-        let mut host = Host::offline();
-        add_script(
-            &mut host,
-            (0..20).map(|i| Round::Text(format!("reply {i}"))).collect(),
-        );
-        Arc::new(host)
-    };
+    let script_host = || replying(20);
     let prepared = prepared_from(&rt, &text, &script_host());
     c.bench_function("20 model rounds on the script provider", |b| {
         b.iter_batched(

@@ -59,6 +59,19 @@ pub fn add_script(host: &mut Host, turns: Vec<Round>) {
     host.set_default_model(SCRIPTED);
 }
 
+/// The offline Host whose default model answers `replies` rounds with text
+/// (`reply 0`, `reply 1`, ...), for benches of model rounds.
+pub fn replying(replies: usize) -> Arc<Host> {
+    let mut host = Host::offline();
+    add_script(
+        &mut host,
+        (0..replies)
+            .map(|i| Round::Text(format!("reply {i}")))
+            .collect(),
+    );
+    Arc::new(host)
+}
+
 /// The offline Host whose default model is the script `turns` (YAML, as in
 /// `testing.md`'s `model:` list).
 pub fn scripted(turns: &str) -> Host {

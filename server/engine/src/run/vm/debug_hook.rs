@@ -131,17 +131,18 @@ pub fn frames_for_chain(lua: &Lua, control: &VmControl) -> (Vec<Frame>, usize) {
     let Some(vm) = &control.debug else {
         return (Vec::new(), 0);
     };
-    let (mut frames, _) = stop_frames(lua, vm);
-    for frame in &mut frames {
-        frame.level = None;
-    }
-    (frames, depth(lua, control))
+    let (frames, _) = stop_frames(lua, vm);
+    (shown_only(frames), depth(lua, control))
 }
 
 /// The frames of a thread of this VM that waits for a local tool handler it
 /// called, kept while the handler runs (see [`VmDebug::waiting`]).
 pub fn waiting_frames(lua: &Lua) -> Vec<Frame> {
-    let mut frames = live_frames(lua);
+    shown_only(live_frames(lua))
+}
+
+/// `frames` as another thread shows them: without Lua levels to inspect.
+fn shown_only(mut frames: Vec<Frame>) -> Vec<Frame> {
     for frame in &mut frames {
         frame.level = None;
     }

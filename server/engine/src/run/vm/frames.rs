@@ -222,14 +222,6 @@ pub fn set_line_events(lua: &Lua, on: bool) {
     };
 }
 
-/// The name Lua gives the function at `level`, when it knows one.
-pub fn function_name(lua: &Lua, level: usize) -> Option<String> {
-    lua.inspect_stack(level, |debug| {
-        debug.names().name.map(|name| name.into_owned())
-    })
-    .flatten()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ use crate::store::Store;
 const MAX_CHILDREN: usize = 1000;
 
 /// A value a handle names.
+#[derive(Clone)]
 enum Node {
     Locals(usize),
     Upvalues(usize),
@@ -205,17 +206,7 @@ impl<'a> Inspector<'a> {
 
     fn children(&mut self, handle: u32) -> Option<Vec<Variable>> {
         let index = usize::try_from(handle).ok()?.checked_sub(1)?;
-        let node = match self.nodes.get(index)? {
-            Node::Locals(level) => Node::Locals(*level),
-            Node::Upvalues(level) => Node::Upvalues(*level),
-            Node::Run => Node::Run,
-            Node::Lua { value, under_var } => Node::Lua {
-                value: value.clone(),
-                under_var: *under_var,
-            },
-            Node::Value(value) => Node::Value(value.clone()),
-            Node::Lines(store, path) => Node::Lines(store.clone(), path.clone()),
-        };
+        let node = self.nodes.get(index)?.clone();
         Some(match node {
             Node::Locals(level) => {
                 let found = frames::locals(self.lua, level);
@@ -248,17 +239,14 @@ impl<'a> Inspector<'a> {
                 shown.extend(more(total));
                 shown
             }
-            Node::Lua { .. } => Vec::new(),
+            // A Lua value is always held as `Node::Lua` (see `variable`).
+            Node::Lua { .. } | Node::Value(RunValue::Lua(_)) => Vec::new(),
             Node::Value(RunValue::Json(data)) => self.json_children(data),
             Node::Value(RunValue::Entries(_, entries)) => entries
                 .into_iter()
                 .map(|(name, value)| self.run_variable(name, value))
                 .collect(),
             Node::Value(RunValue::Store(store)) => self.store_children(&store),
-            Node::Value(RunValue::Lua(value)) => {
-                let variable = self.variable(String::new(), value, false, false);
-                return self.children(variable.handle);
-            }
             Node::Lines(store, path) => {
                 let text = store.read(&path, None, None).unwrap_or_default();
                 let total = text.lines().count();
