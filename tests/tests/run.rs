@@ -391,3 +391,30 @@ fn the_examples_run_offline() {
         )
     );
 }
+
+#[test]
+fn flags_after_the_arguments_are_flags_and_a_double_dash_ends_them() {
+    let root = promptforge_tests::workspace_root();
+    let run = promptforge_tests::run_in(
+        &root,
+        &[
+            "run",
+            "examples/word-stats.md",
+            "The",
+            "quick",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let outcome: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(
+        outcome["result"],
+        "2 words, 8 letters, 4.0 letters per word"
+    );
+    let words = promptforge_tests::run_in(
+        &root,
+        &["run", "examples/word-stats.md", "--", "--format", "json"],
+    );
+    assert_eq!(words.stdout, "2 words, 12 letters, 6.0 letters per word\n");
+}

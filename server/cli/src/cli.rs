@@ -6,7 +6,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Check and run PromptForge prompt files.
 #[derive(Debug, Parser)]
-#[command(name = "promptforge", version, about, propagate_version = true)]
+#[command(
+    name = "promptforge",
+    version = crate::version::VERSION,
+    about,
+    propagate_version = true
+)]
 pub struct Cli {
     /// Flags every subcommand accepts.
     #[command(flatten)]
@@ -19,11 +24,11 @@ pub struct Cli {
 /// The common flags of `host.md` §4 (`--format` is each command's own).
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// Host configuration file (TOML); otherwise one is looked for (`$PROMPTFORGE_CONFIG`,
-    /// `promptforge.toml` upward from the prompt, the user's config file).
+    /// Host configuration file (TOML), read alone; otherwise `$PROMPTFORGE_CONFIG`, else
+    /// the nearest `promptforge.toml` upward from the prompt laid over your own config file.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Print nothing but the problems (the default for `check`).
+    /// Quiet: no notices, progress or summaries, only the problems (and a run's result).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Also say on stderr which files were checked or skipped, and how many problems were found.
@@ -59,8 +64,12 @@ pub enum Command {
     Check(CheckArgs),
     /// Serve the Language Server Protocol on stdin/stdout for editors.
     Lsp(LspArgs),
-    /// Serve the Debug Adapter Protocol on stdin/stdout for editors' debuggers
-    /// (launch runs a prompt as `run` does; breakpoints are not available yet).
+    /// Serve the Debug Adapter Protocol on stdin/stdout for editors' debuggers.
+    ///
+    /// `launch` runs a prompt as `run` does (its `program`, `args`, `seed`, `input`,
+    /// `stopOnEntry`), with line, function and exception breakpoints, stepping,
+    /// threads for chains, variables and evaluate. Give `--trust` when the editor
+    /// trusts the workspace, so its `promptforge.toml` may act.
     Dap,
     /// Run a prompt: the result alone on stdout, problems and the run log on stderr.
     ///
@@ -94,6 +103,22 @@ pub enum Command {
     /// file must be trusted again. Exit status: 0 done, 2 no configuration found
     /// or it cannot be read.
     Trust(TrustArgs),
+    /// Print a shell's completion script for promptforge.
+    ///
+    /// bash: `promptforge completions bash > ~/.local/share/bash-completion/completions/promptforge`;
+    /// zsh: into a folder of `$fpath` as `_promptforge`; fish:
+    /// `promptforge completions fish > ~/.config/fish/completions/promptforge.fish`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): `promptforge man > promptforge.1; man ./promptforge.1`.
+    Man,
+}
+
+/// Arguments of `promptforge completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Arguments of `promptforge trust`.
@@ -168,12 +193,9 @@ pub struct RunArgs {
     /// The prompt file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// The argument string, joined by spaces.
-    #[arg(
-        value_name = "ARGS",
-        trailing_var_arg = true,
-        allow_hyphen_values = true
-    )]
+    /// The argument string, joined by spaces. Flags are flags wherever they stand;
+    /// after `--` every word is an argument (`run p.md -- --format` passes `--format`).
+    #[arg(value_name = "ARGS")]
     pub args: Vec<String>,
     /// Read the argument string from a file (`-` for stdin) instead of ARGS.
     #[arg(long, value_name = "FILE", conflicts_with = "args")]
@@ -189,47 +211,6 @@ pub struct RunArgs {
     /// empty); ` (2)`, ` (3)`, ... is added when the file already has it.
     #[arg(long, value_name = "NAME", requires = "record")]
     pub record_name: Option<String>,
-}
-
-impl RunArgs {
-    /// The arguments with `--record F` and `--record-name N` (also `--record=F`,
-    /// `--record-name=N`) taken out of the trailing ARGS, where `testing.md`'s form
-    /// `promptforge run FILE ARGS --record CASE.test.yaml` puts them (ARGS take every
-    /// word after FILE, flags included). A prompt argument spelled `--record` is
-    /// given with `--args-file`.
-    pub fn with_trailing_record_flags(&self) -> RunArgs {
-        let mut out = self.clone();
-        let mut kept = Vec::with_capacity(self.args.len());
-        let mut words = self.args.iter();
-        while let Some(word) = words.next() {
-            let (flag, inline) = match word.split_once('=') {
-                Some((flag, value)) => (flag, Some(value.to_owned())),
-                None => (word.as_str(), None),
-            };
-            let target = match flag {
-                "--record" => &mut out.record,
-                "--record-name" => {
-                    let value = inline.or_else(|| words.next().cloned());
-                    if let Some(value) = value {
-                        out.record_name = Some(value);
-                        continue;
-                    }
-                    kept.push(word.clone());
-                    continue;
-                }
-                _ => {
-                    kept.push(word.clone());
-                    continue;
-                }
-            };
-            match inline.or_else(|| words.next().cloned()) {
-                Some(value) => *target = Some(PathBuf::from(value)),
-                None => kept.push(word.clone()),
-            }
-        }
-        out.args = kept;
-        out
-    }
 }
 
 /// Output formats of `run`.
@@ -287,27 +268,39 @@ mod tests {
     fn parsed(words: &[&str]) -> RunArgs {
         let cli = Cli::try_parse_from(["promptforge", "run"].iter().chain(words)).unwrap();
         match cli.command {
-            Command::Run(args) => args.with_trailing_record_flags(),
+            Command::Run(args) => args,
             other => panic!("not a run: {other:?}"),
         }
     }
 
     #[test]
-    fn record_flags_after_the_args_are_taken_out_of_them() {
+    fn flags_after_the_args_are_flags_and_double_dash_ends_them() {
+        let args = parsed(&["p.md", "The", "quick", "--format", "json", "--seed", "3"]);
+        assert_eq!(args.args, ["The", "quick"]);
+        assert_eq!(args.format, RunFormat::Json);
         let args = parsed(&["p.md", "What", "is", "Rust?", "--record", "p.test.yaml"]);
         assert_eq!(args.args, ["What", "is", "Rust?"]);
         assert_eq!(args.record, Some(PathBuf::from("p.test.yaml")));
         let named = parsed(&["p.md", "x", "--record=t.test.yaml", "--record-name", "a b"]);
         assert_eq!(named.args, ["x"]);
-        assert_eq!(named.record, Some(PathBuf::from("t.test.yaml")));
         assert_eq!(named.record_name.as_deref(), Some("a b"));
-        let before = parsed(&["--record", "t.test.yaml", "p.md", "x"]);
+        let words = parsed(&["p.md", "--", "--format", "-q"]);
+        assert_eq!(words.args, ["--format", "-q"]);
+        assert_eq!(words.format, RunFormat::Text);
+        let global = Cli::try_parse_from([
+            "promptforge",
+            "run",
+            "p.md",
+            "a",
+            "--seed",
+            "7",
+            "--no-input",
+        ])
+        .unwrap();
         assert_eq!(
-            (before.args, before.record),
-            (vec!["x".to_owned()], Some(PathBuf::from("t.test.yaml")))
+            (global.global.seed, global.global.no_input),
+            (Some(7), true)
         );
-        let dangling = parsed(&["p.md", "x", "--record"]);
-        assert_eq!(dangling.args, ["x", "--record"]);
     }
 }
 

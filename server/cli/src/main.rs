@@ -15,8 +15,10 @@ mod lsp;
 mod output;
 mod problem;
 mod run;
+mod shell;
 mod test;
 mod trust;
+mod version;
 
 use std::process::ExitCode;
 
@@ -34,6 +36,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args, &cli.global),
         Command::Test(args) => test::run(args, &cli.global),
         Command::Trust(args) => trust::run(args),
+        Command::Completions(args) => shell::completions(args.shell),
+        Command::Man => shell::man(),
     };
     ExitCode::from(status.code())
 }

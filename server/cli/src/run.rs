@@ -48,7 +48,6 @@ fn argument_string(args: &RunArgs) -> Result<String, Exit> {
 
 /// Runs `promptforge run`; returns the exit status.
 pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
-    let args = &args.with_trailing_record_flags();
     let display = args.file.display().to_string();
     let text = match crate::files::read_text(&args.file) {
         Ok(text) => text,
