@@ -41,7 +41,7 @@ fn a_refused_fetch_fails_the_call_with_its_short_text() {
         error(&outcome),
         (
             "Tool".to_owned(),
-            "tool call failure: fetch refused: the address 127.0.0.1 is a loopback address"
+            "tool call failure: fetch refused: the address 127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)"
                 .to_owned()
         )
     );

@@ -38,7 +38,7 @@ async fn refused_locally(host: &str, want: &str) {
 async fn loopback_ipv4_is_refused() {
     refused_locally(
         "127.0.0.1",
-        "fetch refused: the address 127.0.0.1 is a loopback address",
+        "fetch refused: the address 127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -49,8 +49,8 @@ async fn localhost_is_refused_after_resolving_it() {
     let url = format!("http://localhost:{}/", server.port());
     let message = refusal(&public_only(), &url).await;
     assert!(
-        message == "fetch refused: localhost resolves to 127.0.0.1, a loopback address"
-            || message == "fetch refused: localhost resolves to ::1, a loopback address",
+        message == "fetch refused: localhost resolves to 127.0.0.1, a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)"
+            || message == "fetch refused: localhost resolves to ::1, a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
         "{message}"
     );
     assert_eq!(server.accepted(), 0);
@@ -60,7 +60,7 @@ async fn localhost_is_refused_after_resolving_it() {
 async fn loopback_ipv6_is_refused() {
     refused_locally(
         "[::1]",
-        "fetch refused: the address ::1 is a loopback address",
+        "fetch refused: the address ::1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -69,12 +69,12 @@ async fn loopback_ipv6_is_refused() {
 async fn the_unspecified_address_is_refused() {
     refused_locally(
         "0.0.0.0",
-        "fetch refused: the address 0.0.0.0 is the unspecified address",
+        "fetch refused: the address 0.0.0.0 is the unspecified address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_locally(
         "[::]",
-        "fetch refused: the address :: is the unspecified address",
+        "fetch refused: the address :: is the unspecified address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -83,12 +83,12 @@ async fn the_unspecified_address_is_refused() {
 async fn ipv4_mapped_ipv6_loopback_is_refused() {
     refused_locally(
         "[::ffff:127.0.0.1]",
-        "fetch refused: the address ::ffff:127.0.0.1 is a loopback address",
+        "fetch refused: the address ::ffff:127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_locally(
         "[::ffff:7f00:1]",
-        "fetch refused: the address ::ffff:127.0.0.1 is a loopback address",
+        "fetch refused: the address ::ffff:127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -97,7 +97,7 @@ async fn ipv4_mapped_ipv6_loopback_is_refused() {
 async fn ipv4_compatible_ipv6_is_refused() {
     refused_locally(
         "[::127.0.0.1]",
-        "fetch refused: the address ::7f00:1 is a reserved address",
+        "fetch refused: the address ::7f00:1 is a reserved address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -106,7 +106,7 @@ async fn ipv4_compatible_ipv6_is_refused() {
 async fn decimal_ipv4_literal_is_refused() {
     refused_locally(
         "2130706433",
-        "fetch refused: the address 127.0.0.1 is a loopback address",
+        "fetch refused: the address 127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -116,7 +116,7 @@ async fn hex_ipv4_literals_are_refused() {
     for host in ["0x7f.1", "0x7f000001", "0x7F.0.0.1"] {
         refused_locally(
             host,
-            "fetch refused: the address 127.0.0.1 is a loopback address",
+            "fetch refused: the address 127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
         )
         .await;
     }
@@ -127,7 +127,7 @@ async fn octal_and_short_ipv4_literals_are_refused() {
     for host in ["0177.0.0.1", "0177.1", "127.1", "127.0.1"] {
         refused_locally(
             host,
-            "fetch refused: the address 127.0.0.1 is a loopback address",
+            "fetch refused: the address 127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
         )
         .await;
     }
@@ -141,7 +141,7 @@ async fn refused_remote(url: &str, want: &str) {
 async fn private_10_is_refused() {
     refused_remote(
         "http://10.0.0.1/",
-        "fetch refused: the address 10.0.0.1 is a private address",
+        "fetch refused: the address 10.0.0.1 is a private address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -150,12 +150,12 @@ async fn private_10_is_refused() {
 async fn private_172_16_is_refused() {
     refused_remote(
         "http://172.16.5.4:8080/admin",
-        "fetch refused: the address 172.16.5.4 is a private address",
+        "fetch refused: the address 172.16.5.4 is a private address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_remote(
         "https://172.31.255.254/",
-        "fetch refused: the address 172.31.255.254 is a private address",
+        "fetch refused: the address 172.31.255.254 is a private address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -164,7 +164,7 @@ async fn private_172_16_is_refused() {
 async fn private_192_168_is_refused() {
     refused_remote(
         "http://192.168.1.1/",
-        "fetch refused: the address 192.168.1.1 is a private address",
+        "fetch refused: the address 192.168.1.1 is a private address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -173,12 +173,12 @@ async fn private_192_168_is_refused() {
 async fn cloud_metadata_link_local_is_refused() {
     refused_remote(
         "http://169.254.169.254/latest/meta-data/",
-        "fetch refused: the address 169.254.169.254 is a link-local address",
+        "fetch refused: the address 169.254.169.254 is a link-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_remote(
         "http://0xa9fea9fe/",
-        "fetch refused: the address 169.254.169.254 is a link-local address",
+        "fetch refused: the address 169.254.169.254 is a link-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -196,12 +196,12 @@ async fn carrier_grade_nat_is_refused() {
 async fn unique_local_ipv6_is_refused() {
     refused_remote(
         "http://[fc00::1]/",
-        "fetch refused: the address fc00::1 is a unique-local address",
+        "fetch refused: the address fc00::1 is a unique-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_remote(
         "http://[fd00:ec2::254]/",
-        "fetch refused: the address fd00:ec2::254 is a unique-local address",
+        "fetch refused: the address fd00:ec2::254 is a unique-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -210,7 +210,7 @@ async fn unique_local_ipv6_is_refused() {
 async fn link_local_ipv6_is_refused() {
     refused_remote(
         "http://[fe80::1]/",
-        "fetch refused: the address fe80::1 is a link-local address",
+        "fetch refused: the address fe80::1 is a link-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -219,12 +219,12 @@ async fn link_local_ipv6_is_refused() {
 async fn multicast_is_refused() {
     refused_remote(
         "http://224.0.0.1/",
-        "fetch refused: the address 224.0.0.1 is a multicast address",
+        "fetch refused: the address 224.0.0.1 is a multicast address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_remote(
         "http://[ff02::1]/",
-        "fetch refused: the address ff02::1 is a multicast address",
+        "fetch refused: the address ff02::1 is a multicast address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -233,17 +233,17 @@ async fn multicast_is_refused() {
 async fn broadcast_and_mapped_private_are_refused() {
     refused_remote(
         "http://255.255.255.255/",
-        "fetch refused: the address 255.255.255.255 is the broadcast address",
+        "fetch refused: the address 255.255.255.255 is the broadcast address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_remote(
         "http://[::ffff:10.0.0.1]/",
-        "fetch refused: the address ::ffff:10.0.0.1 is a private address",
+        "fetch refused: the address ::ffff:10.0.0.1 is a private address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
     refused_remote(
         "http://[::ffff:169.254.169.254]/",
-        "fetch refused: the address ::ffff:169.254.169.254 is a link-local address",
+        "fetch refused: the address ::ffff:169.254.169.254 is a link-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -264,7 +264,7 @@ async fn a_redirect_target_is_rechecked() {
     });
     assert_eq!(
         refusal(&tool, &first.url()).await,
-        "fetch refused: after a redirect, the address 127.0.0.1 is a loopback address"
+        "fetch refused: after a redirect, the address 127.0.0.1 is a loopback address (set allow_private_addresses = true under [web] in the Host configuration to reach it)"
     );
     assert_eq!(first.requests().len(), 1);
     assert_eq!(target.accepted(), 0);

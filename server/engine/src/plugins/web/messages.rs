@@ -66,11 +66,16 @@ pub fn bad_scheme(scheme: &str) -> String {
     )
 }
 
+/// What lets `fetch` reach a refused range, said after each refusal of one.
+pub const ALLOW_PRIVATE_HINT: &str =
+    "(set allow_private_addresses = true under [web] in the Host configuration to reach it)";
+
 /// An address in a refused range; `name` is the host name it was resolved from.
 pub fn blocked_address(name: Option<&str>, ip: IpAddr, blocked: Blocked) -> String {
+    let what = blocked.describe();
     match name {
-        Some(name) => format!("{name} resolves to {ip}, {}", blocked.describe()),
-        None => format!("the address {ip} is {}", blocked.describe()),
+        Some(name) => format!("{name} resolves to {ip}, {what} {ALLOW_PRIVATE_HINT}"),
+        None => format!("the address {ip} is {what} {ALLOW_PRIVATE_HINT}"),
     }
 }
 
