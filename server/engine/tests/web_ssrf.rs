@@ -187,7 +187,7 @@ async fn cloud_metadata_link_local_is_refused() {
 async fn carrier_grade_nat_is_refused() {
     refused_remote(
         "http://100.64.0.1/",
-        "fetch refused: the address 100.64.0.1 is a shared (carrier-grade NAT) address",
+        "fetch refused: the address 100.64.0.1 is a shared (carrier-grade NAT) address (set allow_private_addresses = true under [web] in the Host configuration to reach it)",
     )
     .await;
 }
@@ -303,7 +303,7 @@ async fn a_redirect_to_a_metadata_address_is_refused() {
     });
     assert_eq!(
         refusal(&tool, &first.url()).await,
-        "fetch refused: after a redirect, the address 169.254.169.254 is a link-local address"
+        "fetch refused: after a redirect, the address 169.254.169.254 is a link-local address (set allow_private_addresses = true under [web] in the Host configuration to reach it)"
     );
 }
 
