@@ -223,16 +223,33 @@ pub fn withhold(base: Option<&Layer>, top: &Layer, merged: Merged) -> Result<Con
     Ok(config)
 }
 
+/// One named table (`[model.NAME]`, `[plugin."ID"]`): its name, the layers that
+/// hold it (lowest first) with their table, and the topmost of them.
+type Named<'a, T> = (&'a String, Vec<(&'a Layer, &'a T)>, &'a Layer);
+
+/// Each name of a table kind any layer holds.
+fn by_name<'a, T>(
+    layers: &[&'a Layer],
+    tables: impl Fn(&'a File) -> &'a BTreeMap<String, T>,
+) -> Vec<Named<'a, T>> {
+    let names: BTreeSet<&String> = layers.iter().flat_map(|l| tables(&l.file).keys()).collect();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let defining: Vec<(&Layer, &T)> = layers
+                .iter()
+                .filter_map(|l| Some((*l, tables(&l.file).get(name)?)))
+                .collect();
+            let top = defining.last()?.0;
+            Some((name, defining, top))
+        })
+        .collect()
+}
+
 fn models(layers: &[&Layer]) -> Result<BTreeMap<String, ModelConfig>, ConfigError> {
-    let names: BTreeSet<&String> = layers.iter().flat_map(|l| l.file.model.keys()).collect();
     let mut out = BTreeMap::new();
-    for name in names {
-        let defining: Vec<(&Layer, &ModelFile)> = layers
-            .iter()
-            .filter_map(|l| Some((*l, l.file.model.get(name)?)))
-            .collect();
+    for (name, defining, top_layer) in by_name(layers, |f| &f.model) {
         let header = format!("[model.{name}]");
-        let (top_layer, _) = defining[defining.len() - 1];
         let provider = defining
             .iter()
             .rev()
@@ -276,14 +293,8 @@ fn models(layers: &[&Layer]) -> Result<BTreeMap<String, ModelConfig>, ConfigErro
 }
 
 fn plugins(layers: &[&Layer]) -> Result<BTreeMap<String, PluginConfig>, ConfigError> {
-    let ids: BTreeSet<&String> = layers.iter().flat_map(|l| l.file.plugin.keys()).collect();
     let mut out = BTreeMap::new();
-    for id in ids {
-        let defining: Vec<(&Layer, &PluginFile)> = layers
-            .iter()
-            .filter_map(|l| Some((*l, l.file.plugin.get(id)?)))
-            .collect();
-        let (top_layer, _) = defining[defining.len() - 1];
+    for (id, defining, top_layer) in by_name(layers, |f| &f.plugin) {
         let Some((command_layer, command)) = defining
             .iter()
             .rev()
