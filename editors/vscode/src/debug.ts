@@ -16,6 +16,8 @@ import {
   resolveConfiguration,
   resolveSubstituted,
 } from './logic/debug.mts';
+import { refusal } from './logic/trust.mts';
+import { allowedInThisWorkspace } from './trust.ts';
 
 /** What the debugger needs of the rest of the extension. */
 export interface DebugHost {
@@ -55,8 +57,12 @@ class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
       // (and stopped the start); this is for a binary gone since.
       throw new Error(binary.message);
     }
+    // The configuration provider refused already (and VS Code asks for trust
+    // before any debug start); this is for a start that came round both.
+    const restricted = refusal(vscode.workspace.isTrusted, 'promptforge.debug');
+    if (restricted) throw new Error(restricted);
     const cwd = session.workspaceFolder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    return new vscode.DebugAdapterExecutable(binary.path, adapterArgs(), cwd ? { cwd } : undefined);
+    return new vscode.DebugAdapterExecutable(binary.path, adapterArgs(vscode.workspace.isTrusted), cwd ? { cwd } : undefined);
   }
 }
 
@@ -80,7 +86,8 @@ function readText(file: string): string | undefined {
 }
 
 /**
- * Completes and checks a launch configuration (launch.json's, or none: F5).
+ * Completes and checks a launch configuration (launch.json's, or none: F5);
+ * refuses every start in Restricted Mode.
  * A new launch.json gets package.json's `initialConfigurations` (a
  * `provideDebugConfigurations` here would add its entries to them).
  */
@@ -95,6 +102,7 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
   ): vscode.DebugConfiguration | undefined {
+    if (!allowedInThisWorkspace('promptforge.debug')) return undefined;
     const resolved = resolveConfiguration(config as Partial<LaunchConfiguration>, activeDocument());
     if (!resolved.ok) {
       void vscode.window.showErrorMessage(resolved.message);
@@ -139,9 +147,10 @@ function dynamicConfigurations(): vscode.DebugConfiguration[] {
 /**
  * `promptforge.debug`: debugs a prompt, the one of the lens (`{uri}`), of a
  * menu (a `Uri`) or the active editor's. Resolves to true when the session
- * started.
+ * started; refused in Restricted Mode.
  */
 async function debugPrompt(arg?: unknown): Promise<boolean> {
+  if (!allowedInThisWorkspace('promptforge.debug')) return false;
   const given = uriOfArgument(arg);
   const uri = given ? vscode.Uri.parse(given) : vscode.window.activeTextEditor?.document.uri;
   if (!uri || uri.scheme !== 'file') {
