@@ -16,7 +16,6 @@ import {
   resolveConfiguration,
   resolveSubstituted,
 } from './logic/debug.mts';
-import { refusal } from './logic/trust.mts';
 import { allowedInThisWorkspace } from './trust.ts';
 
 /** What the debugger needs of the rest of the extension. */
@@ -42,7 +41,10 @@ export function registerDebugger(context: vscode.ExtensionContext, host: DebugHo
   );
 }
 
-/** Starts `promptforge dap` with the binary the language server runs from. */
+/**
+ * Starts `promptforge dap` with the binary the language server runs from,
+ * with `--trust` in a trusted workspace.
+ */
 class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   private readonly host: DebugHost;
 
@@ -57,10 +59,6 @@ class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
       // (and stopped the start); this is for a binary gone since.
       throw new Error(binary.message);
     }
-    // The configuration provider refused already (and VS Code asks for trust
-    // before any debug start); this is for a start that came round both.
-    const restricted = refusal(vscode.workspace.isTrusted, 'promptforge.debug');
-    if (restricted) throw new Error(restricted);
     const cwd = session.workspaceFolder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     return new vscode.DebugAdapterExecutable(binary.path, adapterArgs(vscode.workspace.isTrusted), cwd ? { cwd } : undefined);
   }
@@ -86,8 +84,9 @@ function readText(file: string): string | undefined {
 }
 
 /**
- * Completes and checks a launch configuration (launch.json's, or none: F5);
- * refuses every start in Restricted Mode.
+ * Completes and checks a launch configuration (launch.json's, or none: F5).
+ * (In Restricted Mode VS Code asks for trust before any debug start, and
+ * calls this only once it is granted.)
  * A new launch.json gets package.json's `initialConfigurations` (a
  * `provideDebugConfigurations` here would add its entries to them).
  */
@@ -102,7 +101,6 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
   ): vscode.DebugConfiguration | undefined {
-    if (!allowedInThisWorkspace('promptforge.debug')) return undefined;
     const resolved = resolveConfiguration(config as Partial<LaunchConfiguration>, activeDocument());
     if (!resolved.ok) {
       void vscode.window.showErrorMessage(resolved.message);

@@ -94,7 +94,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
   );
   vscode.workspace.textDocuments.forEach(classify);
-  await startClient();
+  await queued(startClient);
 }
 
 /** Stops the server. */
@@ -216,9 +216,22 @@ async function stopClient(): Promise<void> {
   if (old) await old.stop().catch(() => undefined);
 }
 
-async function restart(): Promise<void> {
-  await stopClient();
-  await startClient();
+// Starts and restarts run one after the other: granting trust also changes
+// the settings the workspace may set, and two restarts at once would leave a
+// server behind.
+let starts: Promise<void> = Promise.resolve();
+
+function queued(work: () => Promise<void>): Promise<void> {
+  // (One that failed does not stop the next.)
+  starts = starts.catch(() => undefined).then(work);
+  return starts;
+}
+
+function restart(): Promise<void> {
+  return queued(async () => {
+    await stopClient();
+    await startClient();
+  });
 }
 
 /** Records a run the server started (its answer `{runId}`). */
