@@ -80,7 +80,11 @@ pub fn checked(problems: &[Value]) -> Vec<Agreed> {
 /// `scratch`, in the agreed shape, with its exit code.
 pub fn check_text(scratch: &Scratch, name: &str, text: &str) -> (Vec<Agreed>, Option<i32>) {
     scratch.write(name, text);
-    let run = run_in(scratch.path(), &["check", "--format", "json", name]);
+    // The language server of the suites is trusted by its client (`lsp_client`).
+    let run = run_in(
+        scratch.path(),
+        &["check", "--trust", "--format", "json", name],
+    );
     let problems: Vec<Value> = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("check prints JSON ({e}): {}{}", run.stdout, run.stderr));
     (checked(&problems), run.code)

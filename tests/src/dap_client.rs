@@ -51,11 +51,20 @@ impl Setup {
 impl DapClient {
     /// Starts `promptforge dap`.
     pub fn start() -> Self {
+        Self::start_with(&["dap", "--trust"])
+    }
+
+    /// Starts `promptforge dap` as an editor that does not trust the workspace
+    /// starts it (without `--trust`).
+    pub fn start_untrusted() -> Self {
+        Self::start_with(&["dap"])
+    }
+
+    fn start_with(args: &[&str]) -> Self {
         let mut command = Command::new(binary());
-        command
-            .arg("dap")
-            .stderr(Stdio::null())
-            .env_remove("PROMPTFORGE_CONFIG");
+        crate::isolate(&mut command)
+            .args(args)
+            .stderr(Stdio::null());
         let (child, stdin, incoming) = spawn_framed(command);
         DapClient {
             child,

@@ -82,10 +82,11 @@ pub struct Run {
 
 /// Runs `promptforge ARGS...` in folder `dir` and waits for it.
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(binary())
+    let mut command = Command::new(binary());
+    isolate(&mut command);
+    let output = command
         .current_dir(dir)
         .args(args)
-        .env_remove("PROMPTFORGE_CONFIG")
         .output()
         .expect("the promptforge binary can be started");
     Run {
@@ -93,6 +94,26 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Run {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         code: output.status.code(),
     }
+}
+
+/// Keeps a started `promptforge` away from the machine's own configuration and
+/// trust: no `$PROMPTFORGE_CONFIG` or `$PROMPTFORGE_TRUST`, and empty user
+/// configuration and state folders (a user's `config.toml` lies under every
+/// project's, and `promptforge trust` records live in the state folder).
+pub fn isolate(command: &mut Command) -> &mut Command {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    let home = HOME.get_or_init(|| {
+        let home = std::env::temp_dir().join(format!("pf-tests-home-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(home.join("config")).expect("a scratch home");
+        std::fs::create_dir_all(home.join("state")).expect("a scratch home");
+        home
+    });
+    command
+        .env_remove("PROMPTFORGE_CONFIG")
+        .env_remove("PROMPTFORGE_TRUST")
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
 }
 
 /// A scratch folder under the system's temporary folder, removed when dropped.

@@ -103,10 +103,9 @@ impl LspClient {
 
     fn start_command(program: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(program);
-        command
+        crate::isolate(&mut command)
             .args(args)
-            .stderr(Stdio::null())
-            .env_remove("PROMPTFORGE_CONFIG");
+            .stderr(Stdio::null());
         for (key, value) in env {
             command.env(key, value);
         }
@@ -131,9 +130,10 @@ impl LspClient {
         client
     }
 
-    /// `initialize` then `initialized`; returns the server's capabilities.
+    /// `initialize` then `initialized`, as an editor that trusts the workspace
+    /// (`initializationOptions.trusted`); returns the server's capabilities.
     pub fn initialize(&mut self, capabilities: Value) -> Value {
-        self.initialize_with(capabilities, Value::Null)
+        self.initialize_with(capabilities, json!({ "trusted": true }))
     }
 
     /// `initialize` with `initializationOptions`, then `initialized`.
@@ -533,10 +533,9 @@ impl RawServer {
     /// stream piped.
     pub fn start_command(subcommand: &str) -> Self {
         let mut command = Command::new(binary());
-        command
+        crate::isolate(&mut command)
             .arg(subcommand)
-            .stderr(Stdio::piped())
-            .env_remove("PROMPTFORGE_CONFIG");
+            .stderr(Stdio::piped());
         let (mut child, stdin, incoming) = spawn_framed(command);
         let mut stderr = child.stderr.take().expect("stderr is piped");
         let stderr = std::thread::spawn(move || {

@@ -537,7 +537,8 @@ fn catalog_starts_mcp_servers_and_shows_what_they_skipped() {
             stub.display().to_string()
         ),
     );
-    let run = run_in(scratch.path(), &["catalog"]);
+    // A project's Plugin command runs only when the configuration is trusted.
+    let run = run_in(scratch.path(), &["catalog", "--trust"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
         run.stdout

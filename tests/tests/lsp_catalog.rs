@@ -318,7 +318,10 @@ fn an_mcp_server_that_never_answers_times_out() {
     let doc = file_uri(&scratch, "p.md");
     let text = prompt("plugins: [acme/slow]\n", "");
     let mut client = LspClient::start_with_env(&[]);
-    client.initialize_with(json!({}), json!({ "activationTimeoutMs": 1500 }));
+    client.initialize_with(
+        json!({}),
+        json!({ "activationTimeoutMs": 1500, "trusted": true }),
+    );
     client.open(&doc, 1, &text);
     assert!(with_code(&client.diagnostics(&doc, 1), "RequirementsUnmet").is_empty());
     let diagnostics =

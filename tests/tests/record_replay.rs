@@ -103,6 +103,8 @@ fn a_recorded_live_run_replays_offline_and_a_changed_prompt_fails_with_the_unscr
         scratch.path(),
         &[
             "run",
+            // The folder's configuration lets fetch reach the loopback site.
+            "--trust",
             "--seed",
             "5",
             "summarize.md",
@@ -141,7 +143,7 @@ fn a_recorded_live_run_replays_offline_and_a_changed_prompt_fails_with_the_unscr
         "{recorded}"
     );
 
-    let replay = run_in(scratch.path(), &["test", "summarize.test.yaml"]);
+    let replay = run_in(scratch.path(), &["test", "--trust", "summarize.test.yaml"]);
     assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
     assert!(
         replay.stdout.ends_with("1 passed, 0 failed\n"),
@@ -161,7 +163,7 @@ fn a_recorded_live_run_replays_offline_and_a_changed_prompt_fails_with_the_unscr
                 "tools.add('fetch')\ntools.call('search', { query = args })\n",
             ),
     );
-    let changed = run_in(scratch.path(), &["test", "summarize.test.yaml"]);
+    let changed = run_in(scratch.path(), &["test", "--trust", "summarize.test.yaml"]);
     assert_eq!(changed.code, Some(1), "{}", changed.stdout);
     assert!(
         changed

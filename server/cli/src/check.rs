@@ -12,10 +12,11 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use promptforge_analysis::{FactsCache, Model};
+use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
 use promptforge_syntax::{is_prompt, parse, Analysis, Diagnostic, Severity};
@@ -83,9 +84,11 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
     if global.verbose {
         eprintln!("{checked} file(s) checked, {} problem(s)", problems.len());
     }
-    let failing = problems
-        .iter()
-        .any(|p| p.severity == Severity::Error || args.deny_warnings());
+    let failing = problems.iter().any(|p| match p.severity {
+        Severity::Error => true,
+        Severity::Warning => args.deny_warnings(),
+        Severity::Information => false,
+    });
     if !errors.is_empty() {
         Exit::Usage
     } else if failing {
@@ -100,7 +103,7 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
 struct Preparer<'a> {
     global: &'a GlobalArgs,
     runtime: tokio::runtime::Runtime,
-    hosts: HashMap<Option<PathBuf>, Arc<Host>>,
+    hosts: HashMap<Found, Arc<Host>>,
 }
 
 impl<'a> Preparer<'a> {
@@ -119,11 +122,11 @@ impl<'a> Preparer<'a> {
     /// The Host for a prompt at `path`.
     fn host_for(&mut self, path: &Path) -> Result<Arc<Host>, String> {
         // Prompts of one folder tree share a configuration: it is read once.
-        let key = host_setup::config_path(self.global, Some(host_setup::prompt_dir(path)));
+        let key = host_setup::find_config(self.global, Some(host_setup::prompt_dir(path)));
         if let Some(host) = self.hosts.get(&key) {
             return Ok(host.clone());
         }
-        let config = host_setup::load_path(self.global, key.as_deref())?;
+        let config = host_setup::load_path(self.global, &key)?;
         let host = Arc::new(host_setup::host_of(config)?);
         self.hosts.insert(key, host.clone());
         Ok(host)

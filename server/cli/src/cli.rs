@@ -38,6 +38,11 @@ pub struct GlobalArgs {
     /// No operator: `input.ask` raises input_unavailable, and Plugins get no input broker.
     #[arg(long, global = true)]
     pub no_input: bool,
+    /// Trust the project's `promptforge.toml` for this invocation (its Plugin
+    /// commands, environment variables, files outside its folder, raised limits),
+    /// as `PROMPTFORGE_TRUST=1` does: for CI on your own repository.
+    #[arg(long, global = true)]
+    pub trust: bool,
 }
 
 /// The subcommands.
@@ -79,6 +84,31 @@ pub enum Command {
     /// selected passed (skipped cases included), 1 when a case or a test file
     /// failed, 2 for a usage error or a path that cannot be read.
     Test(TestArgs),
+    /// Trust a repository's `promptforge.toml`, after showing what it will do.
+    ///
+    /// A project configuration (the nearest `promptforge.toml` upward from a
+    /// prompt) is code: until it is trusted, what in it acts on the world (a
+    /// Plugin's command, an environment variable it hands on, a file outside its
+    /// folder, a raised limit) is refused. This records the file's path and the
+    /// hash of its content in `$XDG_STATE_HOME/promptforge/trusted.json`: an edited
+    /// file must be trusted again. Exit status: 0 done, 2 no configuration found
+    /// or it cannot be read.
+    Trust(TrustArgs),
+}
+
+/// Arguments of `promptforge trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The folder whose configuration (`promptforge.toml` there or above it) is
+    /// trusted, or the file itself.
+    #[arg(value_name = "DIR", default_value = ".", conflicts_with = "list")]
+    pub dir: PathBuf,
+    /// List the trusted configurations, and whether each changed since.
+    #[arg(long)]
+    pub list: bool,
+    /// Forget the trust of DIR's configuration instead.
+    #[arg(long, conflicts_with = "list")]
+    pub revoke: bool,
 }
 
 /// Arguments of `promptforge test`.

@@ -1,10 +1,12 @@
 //! The Host a command works on: the configuration found in `host.md` §1's order
-//! (from `--config`, the environment, the prompt's folder upward, the user's file)
-//! and the Host built from it.
+//! (from `--config`, the environment, the prompt's folder upward over the user's
+//! file), trusted as §1.1 says (`--trust`, `$PROMPTFORGE_TRUST`, the records of
+//! `promptforge trust`), and the Host built from it.
 
 use std::path::{Path, PathBuf};
 
-use promptforge_engine::host::{Config, Discovery, Host};
+use promptforge_engine::host::discovery::load_found;
+use promptforge_engine::host::{Config, Discovery, Found, Host, TrustPolicy};
 
 use crate::cli::GlobalArgs;
 
@@ -16,31 +18,63 @@ pub fn prompt_dir(file: &Path) -> PathBuf {
     }
 }
 
-/// The configuration file a prompt in `dir` (or no prompt: the working folder)
-/// uses, None for the built-in defaults.
-pub fn config_path(global: &GlobalArgs, dir: Option<PathBuf>) -> Option<PathBuf> {
+/// The configuration files a prompt in `dir` (or no prompt: the working folder)
+/// uses; `found.top()` is the one whose keys win.
+pub fn find_config(global: &GlobalArgs, dir: Option<PathBuf>) -> Found {
     Discovery::from_env(global.config.clone(), dir).find()
 }
 
-/// Reads the configuration at `path` (None: the built-in defaults); the error is the
-/// one line to print.
-pub fn load_path(global: &GlobalArgs, path: Option<&Path>) -> Result<Config, String> {
+/// Why a configuration gives no Host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigFailure {
+    /// It cannot be read or is not valid: the line to print.
+    Unusable(String),
+    /// A key of a project file that is not trusted acts on the world: the refusal.
+    Untrusted(String),
+}
+
+impl std::fmt::Display for ConfigFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigFailure::Unusable(line) | ConfigFailure::Untrusted(line) => f.write_str(line),
+        }
+    }
+}
+
+impl From<ConfigFailure> for String {
+    fn from(failure: ConfigFailure) -> String {
+        failure.to_string()
+    }
+}
+
+/// Reads the configuration `found` names (nothing: the built-in defaults), trusted
+/// as the command line says; the error is the one line to print (a refusal when
+/// an acting key of a project file is not trusted).
+pub fn load_path(global: &GlobalArgs, found: &Found) -> Result<Config, ConfigFailure> {
+    for skipped in &found.skipped {
+        eprintln!("promptforge: {skipped}");
+    }
     if global.verbose {
-        match path {
+        match found.top() {
             Some(path) => eprintln!("configuration: {}", path.display()),
             None => eprintln!("configuration: built-in defaults"),
         }
     }
-    match path {
-        Some(path) => Config::load(path).map_err(|e| e.to_string()),
-        None => Ok(Config::default()),
-    }
+    let policy = TrustPolicy::from_env(global.trust);
+    let found = Found {
+        skipped: Vec::new(),
+        ..found.clone()
+    };
+    load_found(found, &policy)
+        .map_err(|e| ConfigFailure::Unusable(e.to_string()))?
+        .trusted_config()
+        .map_err(ConfigFailure::Untrusted)
 }
 
 /// The configuration for a prompt in `dir` (or for no prompt: the working folder);
 /// the error is the one line to print.
 pub fn load_config(global: &GlobalArgs, dir: Option<PathBuf>) -> Result<Config, String> {
-    load_path(global, config_path(global, dir).as_deref())
+    Ok(load_path(global, &find_config(global, dir))?)
 }
 
 /// The Host of a configuration (API keys read from the environment).

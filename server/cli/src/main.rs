@@ -16,6 +16,7 @@ mod output;
 mod problem;
 mod run;
 mod test;
+mod trust;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         Command::Catalog(args) => catalog::run(args, &cli.global),
         Command::Run(args) => run::run(args, &cli.global),
         Command::Test(args) => test::run(args, &cli.global),
+        Command::Trust(args) => trust::run(args),
     };
     ExitCode::from(status.code())
 }

@@ -18,11 +18,12 @@ mod text;
 
 use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use promptforge_engine::host::Found;
 use promptforge_engine::prompt_tests::default_seed;
 use promptforge_engine::prompt_tests::selection::{Choice, Selection, Shard};
 use promptforge_engine::Host;
@@ -31,7 +32,7 @@ use promptforge_syntax::Code;
 use crate::cli::{GlobalArgs, TestArgs, TestFormat};
 use crate::exit::Exit;
 use crate::files::{self, FileKind, PathError, Target};
-use crate::host_setup;
+use crate::host_setup::{self, ConfigFailure};
 use crate::problem::Problem;
 use load::Loaded;
 use results::{CaseResult, FileResult, Totals};
@@ -71,7 +72,8 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
     for error in &errors {
         eprintln!("promptforge: {}: {}", error.path, error.reason);
     }
-    let plan = plan(&loaded, &selection, &mut Hosts::new(global));
+    let mut hosts = Hosts::new(global);
+    let plan = plan(&loaded, &selection, &mut hosts);
     let to_run = plan
         .iter()
         .flat_map(|f| &f.cases)
@@ -110,7 +112,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         }
     }
     runtime.shutdown_timeout(Duration::from_millis(100));
-    if !errors.is_empty() {
+    if !errors.is_empty() || hosts.refused {
         Exit::Usage
     } else if Totals::of(&results).failed > 0 {
         Exit::Problems
@@ -227,7 +229,9 @@ fn case_name(case: &promptforge_syntax::test_file::Case) -> &str {
 /// The Hosts of the prompts' folders, one per configuration file.
 struct Hosts<'a> {
     global: &'a GlobalArgs,
-    hosts: HashMap<Option<PathBuf>, Result<Arc<Host>, String>>,
+    hosts: HashMap<Found, Result<Arc<Host>, String>>,
+    /// True once a configuration was refused for want of trust (exit 2).
+    refused: bool,
 }
 
 impl<'a> Hosts<'a> {
@@ -235,19 +239,27 @@ impl<'a> Hosts<'a> {
         Hosts {
             global,
             hosts: HashMap::new(),
+            refused: false,
         }
     }
 
     /// The Host a prompt at `prompt` runs on, as `run` finds it (`--config` first);
     /// the error is the configuration's.
     fn host_for(&mut self, prompt: &Path) -> Result<Arc<Host>, String> {
-        let key = host_setup::config_path(self.global, Some(host_setup::prompt_dir(prompt)));
+        let key = host_setup::find_config(self.global, Some(host_setup::prompt_dir(prompt)));
         if let Some(found) = self.hosts.get(&key) {
             return found.clone();
         }
-        let host = host_setup::load_path(self.global, key.as_deref())
-            .and_then(host_setup::host_of)
-            .map(Arc::new);
+        let host = match host_setup::load_path(self.global, &key) {
+            Ok(config) => host_setup::host_of(config).map(Arc::new),
+            Err(ConfigFailure::Untrusted(refusal)) => {
+                // Said once per configuration, as `run` says it; its files fail.
+                eprintln!("promptforge: {refusal}");
+                self.refused = true;
+                Err(refusal)
+            }
+            Err(ConfigFailure::Unusable(line)) => Err(line),
+        };
         self.hosts.insert(key, host.clone());
         host
     }

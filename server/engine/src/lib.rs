@@ -6,6 +6,7 @@ pub mod harness;
 pub mod host;
 pub mod input;
 pub use promptforge_syntax::messages;
+pub mod atomic_write;
 pub mod models;
 pub mod plugins;
 pub mod prepare;

@@ -64,6 +64,8 @@ pub enum PluginState {
     Ready(Arc<Vec<ToolInfo>>),
     /// It failed to activate, for this reason.
     Failed(String),
+    /// Its configuration is not trusted, so it is not started (`host.md` §1.1): the refusal.
+    Untrusted(String),
 }
 
 impl PluginState {
@@ -247,6 +249,16 @@ fn plugin_entries(
         let reason = match &view.state {
             PluginState::Unregistered => messages::PLUGIN_NOT_REGISTERED.to_owned(),
             PluginState::Failed(reason) if !conflict => reason.clone(),
+            PluginState::Untrusted(reason) => {
+                // Not the prompt's fault: said once, on the entry, as information.
+                let id = view.id.clone();
+                let reason = reason.clone();
+                out.push(Diagnostic::new(
+                    Code::UntrustedPlugin { id, reason },
+                    decl.id.range.clone(),
+                ));
+                continue;
+            }
             _ => continue,
         };
         let id = view.id.clone();

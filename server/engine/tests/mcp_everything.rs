@@ -28,8 +28,9 @@ fn plugin_of(command: &str, args: &[&str]) -> McpPlugin {
         args: args.iter().map(|a| (*a).to_owned()).collect(),
         env: [("TOKEN_ENV".to_owned(), "CORP_TOKEN".to_owned())].into(),
         conflicts: vec!["acme/fs".to_owned()],
+        dir: repo_root(),
     };
-    McpPlugin::from_config(ID, &config, &repo_root(), &host_env)
+    McpPlugin::from_config(ID, &config, &host_env)
 }
 
 fn everything_plugin() -> McpPlugin {
@@ -278,8 +279,9 @@ async fn an_unset_mapped_variable_fails_activation() {
         args: vec![],
         env: [("TOKEN_ENV".to_owned(), "PF_TEST_UNSET_VARIABLE".to_owned())].into(),
         conflicts: vec![],
+        dir: repo_root(),
     };
-    let plugin = McpPlugin::from_config(ID, &config, &repo_root(), &host_env);
+    let plugin = McpPlugin::from_config(ID, &config, &host_env);
     let error = activation_error(&plugin, &CancellationToken::new()).await;
     assert_eq!(
         error.reason,

@@ -25,13 +25,16 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use promptforge_engine::harness::{Activation, ActivationError, Plugin};
-use promptforge_engine::host::{Config, Discovery, Host};
+use promptforge_engine::host::discovery::load_found;
+use promptforge_engine::host::{Discovery, Found, Host, Part};
 use promptforge_engine::requirements::{declared_ids, CatalogView, PluginState, PluginView};
 use promptforge_engine::Store;
 use promptforge_syntax::Frontmatter;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::Url;
+
+use crate::trust::SessionTrust;
 
 /// How long an MCP server may take to start and list its tools for the editor.
 pub const ACTIVATION_TIMEOUT: Duration = Duration::from_secs(20);
@@ -92,10 +95,10 @@ struct HostEntry {
 
 #[derive(Default)]
 struct State {
-    /// A document folder -> the configuration file discovery found for it.
-    configs: HashMap<Option<PathBuf>, Option<PathBuf>>,
-    /// A configuration file -> its Host.
-    hosts: HashMap<Option<PathBuf>, Arc<HostEntry>>,
+    /// A document folder -> the configuration files discovery found for it.
+    configs: HashMap<Option<PathBuf>, Found>,
+    /// The configuration files -> their Host.
+    hosts: HashMap<Found, Arc<HostEntry>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -111,18 +114,22 @@ pub struct Catalogs {
     shutdown: CancellationToken,
     ready: UnboundedSender<String>,
     timeout: Mutex<Duration>,
+    trust: Arc<SessionTrust>,
 }
 
 impl Catalogs {
     /// The catalogs; the id of every Plugin whose background activation finishes is
     /// sent on `ready`. Background activations run on the current tokio runtime.
-    pub fn new(ready: UnboundedSender<String>) -> Self {
+    /// A project configuration is trusted as `trust` says; untrusted, its acting
+    /// keys are withheld (its Plugins are not started).
+    pub fn new(ready: UnboundedSender<String>, trust: Arc<SessionTrust>) -> Self {
         Catalogs {
             state: Mutex::new(State::default()),
             runtime: tokio::runtime::Handle::try_current().ok(),
             shutdown: CancellationToken::new(),
             ready,
             timeout: Mutex::new(ACTIVATION_TIMEOUT),
+            trust,
         }
     }
 
@@ -195,7 +202,7 @@ impl Catalogs {
     /// The Host entry of a document folder, built on first use.
     fn entry(&self, dir: Option<PathBuf>) -> Arc<HostEntry> {
         let mut state = lock(&self.state);
-        let config_path = match state.configs.get(&dir) {
+        let found = match state.configs.get(&dir) {
             Some(found) => found.clone(),
             None => {
                 let found = Discovery::from_env(None, dir.clone()).find();
@@ -203,29 +210,34 @@ impl Catalogs {
                 found
             }
         };
-        if let Some(entry) = state.hosts.get(&config_path) {
+        if let Some(entry) = state.hosts.get(&found) {
             return Arc::clone(entry);
         }
-        let loaded = match &config_path {
-            Some(path) => Config::load(path).map_err(|e| e.to_string()),
-            None => Ok(Config::default()),
-        };
-        let host = loaded.and_then(|config| Host::new(config).map_err(|e| e.to_string()));
+        for skipped in &found.skipped {
+            eprintln!("promptforge: {skipped}");
+        }
+        let loaded = load_found(found.clone(), &self.trust.policy());
+        let host = loaded
+            .map_err(|e| e.to_string())
+            .and_then(|loaded| Host::new(loaded.withheld).map_err(|e| e.to_string()));
         let entry = Arc::new(HostEntry {
             host: host.map(Arc::new),
-            config: config_path.clone(),
+            config: found.top().map(Path::to_path_buf),
             plugins: Mutex::new(HashMap::new()),
             cancel: self.shutdown.child_token(),
         });
-        state.hosts.insert(config_path, Arc::clone(&entry));
+        state.hosts.insert(found, Arc::clone(&entry));
         entry
     }
 
     fn plugin(&self, entry: &Arc<HostEntry>, host: &Arc<Host>, id: &str) -> PluginView {
         let Some(plugin) = host.harness().get(id).cloned() else {
+            let withheld = host.config().withheld(&Part::Plugin(id.to_owned()));
             return PluginView {
                 id: id.to_owned(),
-                state: PluginState::Unregistered,
+                state: withheld.map_or(PluginState::Unregistered, |need| {
+                    PluginState::Untrusted(need.to_string())
+                }),
                 conflicts: Vec::new(),
             };
         };

@@ -33,6 +33,7 @@ pub mod server;
 pub mod session_end;
 pub mod snapshot;
 pub mod test_files;
+pub mod trust;
 
 use std::io::Write;
 use std::sync::Arc;

@@ -26,6 +26,7 @@ use crate::publisher::{catalog_view, Publisher};
 use crate::run::gate::Gates;
 use crate::run::Runner;
 use crate::snapshot::Snapshot;
+use crate::trust::{SessionTrust, TRUSTED_OPTION};
 use promptforge_engine::requirements::CatalogView;
 
 /// The `initializationOptions` key that sets how long an MCP server may take to
@@ -59,7 +60,8 @@ impl Server {
     pub fn new(client: Client, gates: Gates, runs: crate::run::SessionRuns) -> Self {
         let (ready, activations) = tokio::sync::mpsc::unbounded_channel();
         let documents = Arc::new(Documents::default());
-        let catalogs = Arc::new(Catalogs::new(ready));
+        let trust = Arc::new(SessionTrust::default());
+        let catalogs = Arc::new(Catalogs::new(ready, Arc::clone(&trust)));
         let publisher = Publisher::new(client.clone(), Arc::clone(&documents), catalogs);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(publisher.clone().follow_activations(activations));
@@ -70,6 +72,7 @@ impl Server {
             publisher.clone(),
             gates,
             runs,
+            trust,
         ));
         Server {
             client,
@@ -235,6 +238,12 @@ impl LanguageServer for Server {
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false);
         let _ = self.watch_dynamically.set(dynamic);
+        let trusted = params
+            .initialization_options
+            .as_ref()
+            .and_then(|o| o.get(TRUSTED_OPTION))
+            .and_then(serde_json::Value::as_bool);
+        self.runner.trust.set(trusted);
         let timeout = params
             .initialization_options
             .as_ref()
@@ -564,6 +573,10 @@ impl LanguageServer for Server {
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let serves = |s: &Snapshot| s.is_prompt || s.is_test_file;
         let documents = &self.documents;
+        // In a workspace the client says is not trusted, nothing runs: no lens offers it.
+        if self.runner.trust.restricted() {
+            return Ok(Some(Vec::new()));
+        }
         self.request_where("codeLens", &params.text_document.uri, serves, |s| {
             Some(features::code_lens::code_lenses(s, documents))
         })

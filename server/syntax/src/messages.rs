@@ -541,6 +541,12 @@ pub fn unknown_tool_path(path: &str, alias: &str, nearest: Option<&str>) -> Stri
     message
 }
 
+/// A declared Plugin the editor does not start because its configuration is not
+/// trusted (`host.md` §1.1); `reason` is the refusal naming the key and the remedy.
+pub fn untrusted_plugin(id: &str, reason: &str) -> String {
+    format!("the Plugin {id} is not started here: {reason}")
+}
+
 /// A configuration that gives no Host.
 pub fn configuration_unusable(error: &str) -> String {
     format!("the Host configuration cannot be used: {error}")

@@ -1,4 +1,4 @@
-//! The GitHub Actions format: one `::error` (or `::warning`) workflow command per problem.
+//! The GitHub Actions format: one `::error` (or `::warning`, `::notice`) workflow command per problem.
 //!
 //! Escaping follows the workflow-command rules of GitHub's toolkit: in the
 //! message `%`, `\r` and `\n`; in property values also `:` and `,`.
@@ -23,7 +23,10 @@ pub fn command(problem: &Problem) -> String {
         properties.push_str(&format!(",line={line},col={column}"));
     }
     properties.push_str(&format!(",title={}", escape_property(problem.kind)));
-    let command = problem.severity.as_str();
+    let command = match problem.severity {
+        promptforge_syntax::Severity::Information => "notice",
+        other => other.as_str(),
+    };
     format!(
         "::{command} {properties}::{}",
         escape_data(&problem.message)

@@ -2,11 +2,12 @@
 //! refused with the key and the file's line, secrets only as environment variable names.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use toml::Spanned;
+
+use super::layers::{self, Layer};
+use super::trust::{Part, TrustNeed};
 
 /// The file name searched from the prompt's folder upward.
 pub const PROJECT_FILE: &str = "promptforge.toml";
@@ -61,9 +62,8 @@ impl ProviderKind {
     }
 }
 
-/// One `[model.NAME]` table.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One `[model.NAME]` table, as the layers merged it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelConfig {
     /// The provider.
     pub provider: ProviderKind,
@@ -77,65 +77,38 @@ pub struct ModelConfig {
     pub timeout_s: Option<u64>,
     /// Retries on transport errors, 429 and 5xx.
     pub retries: Option<u32>,
-    /// The turns file of the `script` provider, relative to the configuration's folder.
-    pub path: Option<String>,
+    /// The turns file of the `script` provider, resolved against the folder of the
+    /// configuration that named it.
+    pub path: Option<PathBuf>,
 }
 
-/// One `[plugin."ns/name"]` table: an MCP server over stdio.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One `[plugin."ns/name"]` table: an MCP server over stdio, as the layers merged it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PluginConfig {
     /// The command to start.
     pub command: String,
     /// Its arguments.
-    #[serde(default)]
     pub args: Vec<String>,
     /// Variables of the server's environment: name -> the Host variable that holds the value.
-    #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Plugins this one conflicts with.
-    #[serde(default)]
     pub conflicts: Vec<String>,
+    /// The folder of the configuration that named the command: a relative command
+    /// and the server's working folder resolve against it.
+    pub dir: PathBuf,
 }
 
 /// The `[web]` table: the `promptforge/web` Plugin.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WebConfig {
     /// The search API endpoint; search exists only when set.
     pub search_endpoint: Option<String>,
     /// The environment variable holding the search key.
     pub search_key_env: Option<String>,
     /// Whether fetch may reach loopback, private, link-local and unique-local addresses.
-    #[serde(default)]
     pub allow_private_addresses: bool,
     /// The largest page fetch reads.
     pub max_fetch_bytes: Option<u64>,
-}
-
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct LimitsFile {
-    lua_memory_mib: Option<Spanned<u64>>,
-    lua_instructions: Option<Spanned<u64>>,
-    call_depth: Option<Spanned<u64>>,
-    fanout_concurrency: Option<Spanned<u64>>,
-    tool_output_bytes: Option<Spanned<u64>>,
-    log_bytes: Option<Spanned<u64>>,
-    store_bytes: Option<Spanned<u64>>,
-    store_files: Option<Spanned<u64>>,
-}
-
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct ConfigFile {
-    default_model: Option<String>,
-    #[serde(default)]
-    model: BTreeMap<String, ModelConfig>,
-    #[serde(default)]
-    plugin: BTreeMap<String, PluginConfig>,
-    web: Option<WebConfig>,
-    limits: Option<LimitsFile>,
 }
 
 /// The limits of a run (`language.md` §7).
@@ -174,10 +147,11 @@ impl Default for Limits {
     }
 }
 
-/// A configuration as read (or the built-in defaults).
+/// A configuration as read and merged (or the built-in defaults).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Config {
-    /// The file it came from; None for the built-in defaults.
+    /// The file it came from (the project's over the user's); None for the
+    /// built-in defaults.
     pub path: Option<PathBuf>,
     /// The Host model a label without `model:` uses.
     pub default_model: Option<String>,
@@ -189,6 +163,9 @@ pub struct Config {
     pub web: WebConfig,
     /// The run limits.
     pub limits: Limits,
+    /// The acting parts of a project configuration that is not trusted, withheld
+    /// from this configuration (see [`super::trust`]).
+    pub withheld: Vec<TrustNeed>,
 }
 
 impl Config {
@@ -200,166 +177,32 @@ impl Config {
             .map_or_else(PathBuf::new, Path::to_path_buf)
     }
 
-    /// Reads and checks the configuration file at `path`.
+    /// Reads and checks the configuration file at `path`, trusted (a file named
+    /// explicitly, the user's own).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = crate::user_file::read_to_string(path).map_err(|e| ConfigError {
-            path: path.to_path_buf(),
-            line: None,
-            message: format!("cannot be read: {e}"),
-        })?;
+        let text = read_text(path)?;
         Config::parse(&text, path)
     }
 
-    /// Parses configuration `text` read from `path`.
+    /// Parses configuration `text` read from `path`, trusted.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let error_at = |span: Option<Range<usize>>, message: String| ConfigError {
-            path: path.to_path_buf(),
-            line: span.map(|s| line_of(text, s.start)),
-            message,
-        };
-        let file: ConfigFile = toml::from_str(text)
-            .map_err(|e| error_at(e.span(), e.message().trim_end().to_owned()))?;
-        let mut limits = Limits::default();
-        if let Some(given) = file.limits {
-            let pick = |value: Option<Spanned<u64>>, key: &str, into: &mut u64| {
-                if let Some(value) = value {
-                    let span = value.span();
-                    let number = value.into_inner();
-                    if number == 0 {
-                        return Err(error_at(
-                            Some(span),
-                            format!("limits.{key} must be at least 1"),
-                        ));
-                    }
-                    *into = number;
-                }
-                Ok(())
-            };
-            pick(
-                given.lua_memory_mib,
-                "lua_memory_mib",
-                &mut limits.lua_memory_mib,
-            )?;
-            pick(
-                given.lua_instructions,
-                "lua_instructions",
-                &mut limits.lua_instructions,
-            )?;
-            pick(
-                given.tool_output_bytes,
-                "tool_output_bytes",
-                &mut limits.tool_output_bytes,
-            )?;
-            pick(given.log_bytes, "log_bytes", &mut limits.log_bytes)?;
-            pick(given.store_bytes, "store_bytes", &mut limits.store_bytes)?;
-            pick(given.store_files, "store_files", &mut limits.store_files)?;
-            let mut depth = u64::from(limits.call_depth);
-            pick(given.call_depth, "call_depth", &mut depth)?;
-            limits.call_depth = u32::try_from(depth).unwrap_or(u32::MAX);
-            let mut concurrency = u64::from(limits.fanout_concurrency);
-            pick(
-                given.fanout_concurrency,
-                "fanout_concurrency",
-                &mut concurrency,
-            )?;
-            limits.fanout_concurrency = u32::try_from(concurrency).unwrap_or(u32::MAX);
-        }
-        for (name, model) in &file.model {
-            let needs_path = model.provider == ProviderKind::Script && model.path.is_none();
-            if needs_path {
-                return Err(error_at(
-                    key_span(text, &format!("[model.{name}]")),
-                    format!("model.{name}: the script provider needs path = \"...\""),
-                ));
-            }
-        }
-        Ok(Config {
-            path: Some(path.to_path_buf()),
-            default_model: file.default_model,
-            models: file.model,
-            plugins: file.plugin,
-            web: file.web.unwrap_or_default(),
-            limits,
-        })
+        let layer = Layer::parse(text, path, true)?;
+        Ok(layers::merge(None, &layer)?.config)
+    }
+
+    /// The withheld part that `part` names, when it is withheld.
+    pub fn withheld(&self, part: &Part) -> Option<&TrustNeed> {
+        self.withheld.iter().find(|need| &need.part == part)
     }
 }
 
-fn line_of(text: &str, offset: usize) -> u32 {
-    let upto = text.get(..offset.min(text.len())).unwrap_or(text);
-    upto.matches('\n').count() as u32 + 1
-}
-
-fn key_span(text: &str, needle: &str) -> Option<Range<usize>> {
-    text.find(needle).map(|at| at..at + needle.len())
-}
-
-/// Where configuration is looked for, in `host.md` §1's order.
-#[derive(Debug, Clone, Default)]
-pub struct Discovery {
-    /// `--config FILE`.
-    pub explicit: Option<PathBuf>,
-    /// `$PROMPTFORGE_CONFIG`.
-    pub env_file: Option<PathBuf>,
-    /// The prompt's folder (the search for `promptforge.toml` goes upward from it).
-    pub prompt_dir: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`.
-    pub xdg_config_home: Option<PathBuf>,
-    /// `$HOME`.
-    pub home: Option<PathBuf>,
-}
-
-impl Discovery {
-    /// Discovery from the process environment.
-    pub fn from_env(explicit: Option<PathBuf>, prompt_dir: Option<PathBuf>) -> Self {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        Discovery {
-            explicit,
-            env_file: var(CONFIG_ENV),
-            prompt_dir,
-            xdg_config_home: var("XDG_CONFIG_HOME"),
-            home: var("HOME"),
-        }
-    }
-
-    /// The file to read: `--config`, `$PROMPTFORGE_CONFIG` (both must exist), the
-    /// nearest `promptforge.toml` upward, the user file; None for the built-in defaults.
-    pub fn find(&self) -> Option<PathBuf> {
-        if let Some(explicit) = &self.explicit {
-            return Some(explicit.clone());
-        }
-        if let Some(file) = &self.env_file {
-            return Some(file.clone());
-        }
-        if let Some(dir) = &self.prompt_dir {
-            let start = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-            for folder in start.ancestors() {
-                let candidate = folder.join(PROJECT_FILE);
-                if candidate.is_file() {
-                    return Some(candidate);
-                }
-            }
-        }
-        let user = match (&self.xdg_config_home, &self.home) {
-            (Some(xdg), _) => Some(xdg.join("promptforge").join("config.toml")),
-            (None, Some(home)) => {
-                Some(home.join(".config").join("promptforge").join("config.toml"))
-            }
-            (None, None) => None,
-        };
-        user.filter(|file| file.is_file())
-    }
-
-    /// Finds and loads the configuration, or the built-in defaults when there is none.
-    pub fn load(&self) -> Result<Config, ConfigError> {
-        match self.find() {
-            Some(path) => Config::load(&path),
-            None => Ok(Config::default()),
-        }
-    }
+/// A configuration file's text, read within the bounds of [`crate::user_file`].
+pub(super) fn read_text(path: &Path) -> Result<String, ConfigError> {
+    crate::user_file::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        line: None,
+        message: format!("cannot be read: {e}"),
+    })
 }
 
 #[cfg(test)]
@@ -488,48 +331,5 @@ store_files = 4
             error.to_string(),
             "conf/promptforge.toml:1: model.s: the script provider needs path = \"...\""
         );
-    }
-
-    #[test]
-    fn discovery_order() {
-        let root =
-            std::env::temp_dir().join(format!("promptforge-discovery-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let prompts = root.join("project/prompts/deep");
-        std::fs::create_dir_all(&prompts).unwrap();
-        std::fs::create_dir_all(root.join("xdg/promptforge")).unwrap();
-        std::fs::create_dir_all(root.join("home/.config/promptforge")).unwrap();
-        std::fs::write(root.join("xdg/promptforge/config.toml"), "").unwrap();
-        std::fs::write(root.join("home/.config/promptforge/config.toml"), "").unwrap();
-        let mut discovery = Discovery {
-            explicit: None,
-            env_file: None,
-            prompt_dir: Some(prompts.clone()),
-            xdg_config_home: Some(root.join("xdg")),
-            home: Some(root.join("home")),
-        };
-        assert_eq!(
-            discovery.find(),
-            Some(root.join("xdg/promptforge/config.toml"))
-        );
-        discovery.xdg_config_home = None;
-        assert_eq!(
-            discovery.find(),
-            Some(root.join("home/.config/promptforge/config.toml"))
-        );
-        std::fs::write(root.join("project/promptforge.toml"), "").unwrap();
-        let found = discovery.find().unwrap();
-        assert!(found.ends_with("project/promptforge.toml"), "{found:?}");
-        discovery.env_file = Some(root.join("env.toml"));
-        assert_eq!(discovery.find(), Some(root.join("env.toml")));
-        discovery.explicit = Some(root.join("explicit.toml"));
-        assert_eq!(discovery.find(), Some(root.join("explicit.toml")));
-        let missing = discovery.load().unwrap_err();
-        assert!(missing
-            .to_string()
-            .contains("explicit.toml: cannot be read"));
-        let none = Discovery::default();
-        assert_eq!(none.load().unwrap(), Config::default());
-        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -2,13 +2,18 @@
 //! the services it offers them and the limits of a run.
 
 pub mod config;
+pub mod discovery;
+pub mod layers;
+pub mod trust;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{Config, ConfigError, Discovery, Limits, ModelConfig, ProviderKind};
+pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind};
+pub use discovery::{Discovery, Found, Loaded};
+pub use trust::{Part, TrustNeed, TrustPolicy};
 
 use crate::harness::{Harness, Services};
 use crate::input::InputBroker;
@@ -17,6 +22,7 @@ use crate::models::echo::EchoProvider;
 use crate::models::providers::anthropic::{AnthropicProvider, AnthropicSettings};
 use crate::models::providers::openai::{OpenAiProvider, OpenAiSettings};
 use crate::models::script::ScriptProvider;
+use crate::models::withheld::WithheldProvider;
 use crate::models::ModelProvider;
 use crate::plugins::mcp::McpPlugin;
 use crate::plugins::web::WebPlugin;
@@ -91,9 +97,8 @@ impl Host {
         }
         let mut harness = Harness::new();
         harness.register(Arc::new(WebPlugin::from_config(&config.web, env)));
-        let base_dir = config.base_dir();
         for (id, plugin) in &config.plugins {
-            harness.register(Arc::new(McpPlugin::from_config(id, plugin, &base_dir, env)));
+            harness.register(Arc::new(McpPlugin::from_config(id, plugin, env)));
         }
         Ok(Host {
             config,
@@ -272,6 +277,14 @@ fn build_model(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<HostModel, ConfigError> {
     let provider_model = model.model.clone().unwrap_or_else(|| name.to_owned());
+    if let Some(need) = config.withheld(&trust::Part::Model(name.to_owned())) {
+        // Not built: its key is not read and its file not opened.
+        return Ok(HostModel {
+            name: name.to_owned(),
+            provider: Ok(Arc::new(WithheldProvider::new(need.to_string()))),
+            provider_model,
+        });
+    }
     let api_key = match &model.api_key_env {
         Some(variable) => match env(variable) {
             Some(key) => Ok(Some(key)),
@@ -284,8 +297,7 @@ fn build_model(
     let provider: Result<Arc<dyn ModelProvider>, String> = match model.provider {
         ProviderKind::Echo => Ok(Arc::new(EchoProvider)),
         ProviderKind::Script => {
-            let relative = model.path.clone().unwrap_or_default();
-            let path = config.base_dir().join(relative);
+            let path = model.path.clone().unwrap_or_default();
             let provider = ScriptProvider::from_file(&path).map_err(|e| ConfigError {
                 path: config.path.clone().unwrap_or_default(),
                 line: None,

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use promptforge_syntax::test_file::{parse_rounds, Round};
-use promptforge_syntax::LineIndex;
+use promptforge_syntax::{Code, Diagnostic, LineIndex};
 use tokio_util::sync::CancellationToken;
 
 use crate::messages;
@@ -21,14 +21,34 @@ pub struct ScriptError(pub String);
 
 /// Reads a YAML list of rounds; the first problem as `{line}:{column}: {message}`.
 pub fn parse_turns(yaml: &str) -> Result<Vec<Round>, ScriptError> {
+    read_turns(yaml, &|diagnostic| diagnostic.message.clone())
+}
+
+/// Reads a YAML list of rounds; the first problem at its line and column, worded
+/// by `describe`.
+fn read_turns(
+    yaml: &str,
+    describe: &dyn Fn(&Diagnostic) -> String,
+) -> Result<Vec<Round>, ScriptError> {
     let (rounds, diagnostics) = parse_rounds(yaml);
     match diagnostics.first() {
         None => Ok(rounds),
         Some(first) => {
             let (line, column) = LineIndex::new(yaml).position(yaml, first.offset);
-            Err(ScriptError(format!("{line}:{column}: {}", first.message)))
+            Err(ScriptError(format!("{line}:{column}: {}", describe(first))))
         }
     }
+}
+
+/// A problem of a turns file a configuration names, without any of the file's
+/// text: the file may be anything (a key, a `.env`), and the message may reach a
+/// public CI log.
+fn without_content(diagnostic: &Diagnostic) -> String {
+    let shape = match &diagnostic.code {
+        Code::TestFile(problem) => problem.without_content(),
+        _ => "the YAML does not parse".to_owned(),
+    };
+    format!("not a turns file: {shape}")
 }
 
 /// Where the replay stands.
@@ -57,11 +77,11 @@ impl ScriptProvider {
     }
 
     /// A provider replaying the turns file at `path`; a problem of the file as
-    /// `{path}:{line}:{column}: {message}`.
+    /// `{path}:{line}:{column}: not a turns file: {what}`, never quoting the file.
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
         let text = crate::user_file::read_to_string(path)
             .map_err(|e| ScriptError(format!("{}: cannot be read: {e}", path.display())))?;
-        parse_turns(&text)
+        read_turns(&text, &without_content)
             .map(ScriptProvider::new)
             .map_err(|e| ScriptError(format!("{}:{}", path.display(), e.0)))
     }
@@ -213,10 +233,24 @@ mod tests {
         assert_eq!(
             error,
             format!(
-                "{}:2:3: unknown field `texts`, expected `text` or `calls`",
+                "{}:2:3: not a turns file: an unknown key, expected `text` or `calls`",
                 path.display()
             )
         );
+        // A file that is no turns file at all (a private key, a `.env`) is never quoted.
+        let secret = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n";
+        std::fs::write(&path, secret).unwrap();
+        let error = ScriptProvider::from_file(&path).unwrap_err().0;
+        assert_eq!(
+            error,
+            format!(
+                "{}:1:1: not a turns file: invalid type, expected a sequence",
+                path.display()
+            )
+        );
+        std::fs::write(&path, "AWS_SECRET=abc123: [x\n").unwrap();
+        let error = ScriptProvider::from_file(&path).unwrap_err().0;
+        assert!(!error.contains("abc123"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

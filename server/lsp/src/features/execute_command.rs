@@ -88,6 +88,7 @@ pub fn execute(runner: &Arc<Runner>, command: &str, arguments: &[Value]) -> Resu
                     format!("{uri} is a test file: run it with {}", protocol::TEST),
                 )
             } else {
+                refuse_untrusted(runner, &uri)?;
                 let source = runner.source(&uri).map_err(invalid)?;
                 Job::Prompt(PromptJob { source, args, seed })
             };
@@ -101,6 +102,7 @@ pub fn execute(runner: &Arc<Runner>, command: &str, arguments: &[Value]) -> Resu
                 Some(Value::String(name)) => Some(name.clone()),
                 Some(_) => return Err(invalid("\"case\" is not a string")),
             };
+            refuse_untrusted(runner, &uri)?;
             let job = test_job(runner, &uri, case)?;
             Ok(Some(json!({ "runId": runner.start(job) })))
         }
@@ -119,6 +121,22 @@ pub fn execute(runner: &Arc<Runner>, command: &str, arguments: &[Value]) -> Resu
             protocol::RUN
         ))),
         other => Err(invalid(format!("unknown command {other:?}"))),
+    }
+}
+
+/// An error answer when the client's Restricted Mode, or a key of the
+/// configuration of the file at `uri` that needs trust, forbids the run.
+fn refuse_untrusted(runner: &Runner, uri: &Url) -> Result<()> {
+    let Ok(path) = uri.to_file_path() else {
+        return Ok(());
+    };
+    match runner.refusal(&path) {
+        Some(message) => Err(Error {
+            code: tower_lsp::jsonrpc::ErrorCode::InvalidRequest,
+            message: message.into(),
+            data: None,
+        }),
+        None => Ok(()),
     }
 }
 

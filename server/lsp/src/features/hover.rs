@@ -182,6 +182,9 @@ pub(crate) fn alias_text(
             (None, Some(PluginState::Unregistered)) => {
                 text.push_str("\n\nthe Host registers no Plugin with this id");
             }
+            (None, Some(PluginState::Untrusted(reason))) => {
+                text.push_str(&format!("\n\nthe Plugin is not started: {reason}"));
+            }
             (None, None) => {}
         }
     }
@@ -218,6 +221,7 @@ fn plugin_tools(catalog: &CatalogView, id: &str) -> String {
         PluginState::Unregistered => "\n\nthe Host registers no Plugin with this id".to_owned(),
         PluginState::Pending => "\n\nits tools are still being listed".to_owned(),
         PluginState::Failed(reason) => format!("\n\nit failed to activate: {reason}"),
+        PluginState::Untrusted(reason) => format!("\n\nit is not started: {reason}"),
         PluginState::Ready(tools) if tools.is_empty() => "\n\nit contributes no tools".to_owned(),
         PluginState::Ready(tools) => {
             let listed: Vec<String> = tools

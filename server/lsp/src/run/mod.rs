@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use futures_util::FutureExt;
-use promptforge_engine::host::Discovery;
+use promptforge_engine::host::{Discovery, TrustPolicy};
 use promptforge_engine::Host;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -95,17 +95,21 @@ pub struct Runner {
     progress: AtomicBool,
     encoding: OnceLock<PositionEncoding>,
     runtime: runtime::RunRuntime,
+    /// What the client said of the workspace's trust.
+    pub trust: Arc<crate::trust::SessionTrust>,
 }
 
 /// The Host a prompt at `path` runs on, found as `promptforge run` finds it (the
 /// environment's configuration file, the nearest `promptforge.toml` upward from
-/// the prompt's folder, the user's file, else the built-in defaults); the error
-/// is the configuration's.
-pub fn host_for(path: &Path) -> Result<Host, String> {
+/// the prompt's folder over the user's file, else the built-in defaults) and
+/// trusted as `policy` says; the error is the configuration's, or the refusal of
+/// a key that needs trust.
+pub fn host_for(path: &Path, policy: &TrustPolicy) -> Result<Host, String> {
     let folder = path.parent().map(Path::to_path_buf);
     let config = Discovery::from_env(None, folder)
-        .load()
-        .map_err(|e| e.to_string())?;
+        .load(policy)
+        .map_err(|e| e.to_string())?
+        .trusted_config()?;
     Host::new(config).map_err(|e| e.to_string())
 }
 
@@ -140,6 +144,7 @@ impl Runner {
         publisher: Publisher,
         gates: Gates,
         session: SessionRuns,
+        trust: Arc<crate::trust::SessionTrust>,
     ) -> Self {
         Runner {
             client,
@@ -153,7 +158,19 @@ impl Runner {
             progress: AtomicBool::new(false),
             encoding: OnceLock::new(),
             runtime: runtime::RunRuntime::new(),
+            trust,
         }
+    }
+
+    /// Why a run of the prompt at `path` may not start, when it may not: the
+    /// client's Restricted Mode, or a key of its configuration that needs trust.
+    pub fn refusal(&self, path: &Path) -> Option<String> {
+        if self.trust.restricted() {
+            return Some(crate::trust::RESTRICTED.to_owned());
+        }
+        let folder = path.parent().map(Path::to_path_buf);
+        let loaded = Discovery::from_env(None, folder).load(&self.trust.policy());
+        loaded.ok()?.trusted_config().err()
     }
 
     fn active(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {

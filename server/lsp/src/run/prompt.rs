@@ -107,7 +107,10 @@ pub async fn run_prompt(
             range: Some(range),
         };
     }
-    let mut host = match host_for(&crate::test_files::path_of(&snapshot.uri)) {
+    let mut host = match host_for(
+        &crate::test_files::path_of(&snapshot.uri),
+        &runner.trust.policy(),
+    ) {
         Ok(host) => host,
         Err(message) => {
             return RunEvent::Failed {

@@ -97,7 +97,7 @@ pub async fn run_tests(
             range: None,
         };
     }
-    let host = match host_for(&prompt_path) {
+    let host = match host_for(&prompt_path, &runner.trust.policy()) {
         Ok(host) => Arc::new(host),
         Err(error) => {
             return RunEvent::Failed {

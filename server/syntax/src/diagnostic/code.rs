@@ -34,6 +34,8 @@ pub enum Severity {
     Error,
     /// The run goes ahead without it.
     Warning,
+    /// Something the author should know that is not the prompt's fault.
+    Information,
 }
 
 impl Severity {
@@ -42,6 +44,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Information => "info",
         }
     }
 }
@@ -164,6 +167,8 @@ pub enum Code {
     UnboundModelLabel { label: String, reason: String },
     /// A configuration that gives no Host.
     Configuration { error: String },
+    /// A declared Plugin whose configuration is not trusted, so it is not started; the refusal.
+    UntrustedPlugin { id: String, reason: String },
     // ---- Prompt test files (testing.md) ----
     /// A problem of a test file itself (its YAML, keys, values and names).
     TestFile(crate::test_file::Problem),
@@ -254,6 +259,7 @@ impl Code {
             } => messages::unknown_tool_path(path, alias, nearest.as_deref()),
             Code::UnboundModelLabel { reason, .. } => reason.clone(),
             Code::Configuration { error } => messages::configuration_unusable(error),
+            Code::UntrustedPlugin { id, reason } => messages::untrusted_plugin(id, reason),
             Code::TestFile(problem) => problem.message(),
             Code::UnknownAlias { alias } => crate::test_file::messages::unknown_alias(alias),
         }
@@ -309,6 +315,7 @@ impl Code {
             Code::UnknownCallsKey { .. } => "UnknownCallsKey",
             Code::UnboundModelLabel { .. } => "Binding",
             Code::Configuration { .. } => "Configuration",
+            Code::UntrustedPlugin { .. } => "Trust",
             Code::TestFile(_) => "TestFile",
             Code::UnknownAlias { .. } => "UnknownAlias",
             _ => "RequirementsUnmet",
@@ -322,6 +329,7 @@ impl Code {
             | Code::UnknownToolPath { .. }
             | Code::Configuration { .. }
             | Code::UnknownAlias { .. } => Severity::Warning,
+            Code::UntrustedPlugin { .. } => Severity::Information,
             _ => Severity::Error,
         }
     }

@@ -39,6 +39,11 @@ pub fn unknown_field(key: &str, keys: &[&str]) -> String {
     format!("unknown field `{key}`, expected {}", one_of(keys))
 }
 
+/// An unknown key, not named (the file's text is not to be printed).
+pub fn unknown_key(keys: &[&str]) -> String {
+    format!("an unknown key, expected {}", one_of(keys))
+}
+
 /// serde's unknown variant (an `expect.error.kind` that is no error kind).
 pub fn unknown_variant(variant: &str, variants: &[&str]) -> String {
     format!("unknown variant `{variant}`, expected {}", one_of(variants))

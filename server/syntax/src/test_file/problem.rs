@@ -132,4 +132,34 @@ impl Problem {
             Problem::InvalidRegex { reason } => messages::invalid_regex(reason),
         }
     }
+
+    /// What the rule says without any text taken from the file (no value, key,
+    /// name or parser reason): how a file read for someone else, such as a
+    /// configuration's turns file, is described, so its content is never printed.
+    pub fn without_content(&self) -> String {
+        match self {
+            Problem::InvalidYaml { .. } | Problem::InvalidScriptYaml { .. } => {
+                "the YAML does not parse".to_owned()
+            }
+            Problem::InvalidType { expected, .. } => format!("invalid type, expected {expected}"),
+            Problem::InvalidValue { expected, .. } => {
+                format!("invalid value, expected {expected}")
+            }
+            Problem::UnknownField { place, .. } => messages::unknown_key(place.keys()),
+            Problem::UnknownErrorKind { .. } => "an unknown error kind".to_owned(),
+            Problem::DuplicateField { .. } | Problem::DuplicateEntry { .. } => {
+                "a key written twice".to_owned()
+            }
+            Problem::MissingField { key } => messages::missing_field(key),
+            Problem::DuplicateCaseName { .. } => "two cases with one name".to_owned(),
+            Problem::NotOnLiveCase { key } => messages::not_on_live_case(key),
+            Problem::InvalidToolPath { .. } => "an invalid tool path".to_owned(),
+            Problem::RoundShape => messages::ROUND_SHAPE.to_owned(),
+            Problem::PromptUnreadable { .. } => "its prompt cannot be read".to_owned(),
+            Problem::CallShape => messages::CALL_SHAPE.to_owned(),
+            Problem::AnswerShape => messages::ANSWER_SHAPE.to_owned(),
+            Problem::NotJson { .. } => "a value JSON cannot hold".to_owned(),
+            Problem::InvalidRegex { .. } => "an invalid regular expression".to_owned(),
+        }
+    }
 }

@@ -97,9 +97,9 @@ impl McpPlugin {
     pub fn from_config(
         id: &str,
         config: &PluginConfig,
-        base_dir: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> McpPlugin {
+        let base_dir = &config.dir;
         let base_dir = if base_dir.as_os_str().is_empty() {
             None
         } else {
