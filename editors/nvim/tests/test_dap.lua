@@ -352,4 +352,25 @@ H.run('dap', {
       error(err, 0)
     end
   end },
+
+  -- (The adapter accepts the `launch`, then refuses the run: the refusal is
+  -- its stderr output, and its exit status is 2.)
+  { 'a prompt of a denied promptforge.toml: the adapter runs without --trust and refuses the run', function()
+    need_dap()
+    local denied = H.scratch({ ['m.md'] = H.prompt("return 'm'", 'plugins:\n  - acme/marker\n') }, { trust = false })
+    vim.fn.writefile({ '[plugin."acme/marker"]', 'command = "sh"', ('args = ["-c", "touch %s/started"]'):format(denied) },
+      denied .. '/promptforge.toml')
+    H.trust(denied .. '/promptforge.toml', 'deny')
+    H.open(denied .. '/m.md')
+    vim.cmd('PromptForgeDebug')
+    wait_ended()
+    H.eq({ 2 }, events.exited, 'exit codes')
+    assert(output('stderr'):find('plugin."acme/marker".command would start a program, and this configuration is not '
+      .. 'trusted', 1, true), output('stderr'))
+    H.eq({}, events.stopped, 'stops')
+    H.wait('the end notification', function()
+      return #notes_matching('PromptForge: debugging m.md ended, exit status 2') == 1
+    end)
+    H.eq(nil, vim.uv.fs_stat(denied .. '/started'), "the Plugin's program (it would have left a file)")
+  end },
 })
