@@ -37,6 +37,7 @@ end
 local denied = H.scratch({
   ['p.md'] = H.prompt("return tools.call('nope')"),
   ['q.md'] = H.prompt("return 'q'"),
+  ['q.test.yaml'] = 'cases:\n  - name: one\n    expect:\n      result: "q"\n',
 }, { trust = false })
 vim.fn.writefile(vim.split(plugin_config(denied), '\n', { plain = true }), denied .. '/promptforge.toml', 'b')
 vim.fn.writefile(vim.split(H.prompt("return 'm'", 'plugins:\n  - acme/marker\n'), '\n', { plain = true }),
@@ -81,6 +82,10 @@ H.run('trust', {
       lens_titles(buf)), 'run lenses of an untrusted prompt')
     vim.cmd('PromptForgeRun')
     H.wait_output(buf, 'not trusted')
+    local tests = H.open(denied .. '/q.test.yaml')
+    H.eq({}, lens_titles(tests), 'lenses of a test file')
+    vim.cmd('PromptForgeTest')
+    H.wait_output(tests, 'not trusted')
     local marker = H.open(denied .. '/marker.md')
     local info = H.wait('the Information diagnostic on the Plugin', function()
       local found = diagnostics(marker, 'not trusted')
