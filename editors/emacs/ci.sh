@@ -28,12 +28,13 @@ if ! has_eglot; then
 fi
 echo "step emacs: $(emacs --version | head -1) ($(took "$started"))"
 
-# 2. The test, with the server's user configuration out of reach.
+# 2. The test, with the server's user configuration and the records of
+# `promptforge trust` out of reach.
 started=$(now)
 HOME_DIR=$CACHE/emacs-home
 rm -rf "$HOME_DIR"; mkdir -p "$HOME_DIR"
 set +e
-(cd "$ROOT" && XDG_CONFIG_HOME=$HOME_DIR/config timeout 120 \
+(cd "$ROOT" && XDG_CONFIG_HOME=$HOME_DIR/config XDG_STATE_HOME=$HOME_DIR/state timeout 120 \
   emacs --batch -l "$ROOT/editors/emacs/test.el") </dev/null 2>"$HOME_DIR/stderr"
 status=$?
 set -e

@@ -3,6 +3,14 @@
 ;; `promptforge lsp' for Markdown prompts and `*.test.yaml' prompt tests.
 ;; Needs Eglot (built in from Emacs 29; the `eglot' package before) and
 ;; markdown-mode / yaml-mode (or yaml-ts-mode) for the major modes.
+;;
+;; Trust: a project's promptforge.toml is code (it can start programs and
+;; hand them environment variables), and Eglot tells the server nothing
+;; about trust, so the server trusts a promptforge.toml only when
+;; `promptforge trust DIR' recorded it (untrusted, runs that need it are
+;; refused).  If you decide to trust every project you edit in Emacs, end
+;; the entry below with `:initializationOptions (:trusted t)':
+;;   ("promptforge" "lsp" :initializationOptions (:trusted t))
 (with-eval-after-load 'eglot
   (add-to-list 'eglot-server-programs
                '((markdown-mode gfm-mode yaml-mode yaml-ts-mode)

@@ -4,7 +4,11 @@
 ;; text ../README.md shows), opens a prompt with an error and waits for its
 ;; Flymake diagnostic at the right line and column, fixes it and waits for the
 ;; diagnostics to clear, then `eglot-shutdown' must end the server with exit
-;; status 0. Every wait is bounded; the exit status is 1 on any failure.
+;; status 0. Then trust: the snippet sends no `trusted', so the server
+;; refuses a run that would start a Plugin of a promptforge.toml nobody
+;; trusted; the entry the snippet's comment shows, with
+;; `:initializationOptions (:trusted t)', sends it and the run starts the
+;; Plugin's program. Every wait is bounded; the exit status is 1 on any failure.
 ;; In --batch Emacs never goes idle or runs commands, so the test runs Eglot's
 ;; idle timers (its delayed didChange) and post-command-hook (eglot-ensure) itself.
 
@@ -64,6 +68,17 @@
 
 (defun pf-write (file text)
   (with-temp-file file (insert text)))
+
+(defvar pf-initialization-options nil
+  "The `initializationOptions' of every `initialize' Eglot sent, newest first.")
+(advice-add 'jsonrpc-async-request :before
+            (lambda (_connection method params &rest _)
+              (when (eq method :initialize)
+                (push (plist-get params :initializationOptions) pf-initialization-options))))
+
+(defun pf-no-options-p (options)
+  "Non-nil when OPTIONS, as Eglot sends them, is an empty JSON object."
+  (or (null options) (and (hash-table-p options) (zerop (hash-table-count options)))))
 
 ;; The snippet, exactly as the README shows it, with the binary on PATH.
 (let* ((snippet (expand-file-name "promptforge-eglot.el" pf-here))
@@ -153,6 +168,71 @@
               (unless (and (eq (process-status process) 'exit) (= (process-exit-status process) 0))
                 (error "Server ended with %s %s" (process-status process) (process-exit-status process)))))
   (delete-directory dir t))
+
+;; Trust. A folder whose promptforge.toml declares a Plugin whose program
+;; leaves a file, and a prompt that declares the Plugin.
+(defun pf-plugin-project ()
+  "A new folder with such a promptforge.toml and prompt; its name."
+  (let ((dir (file-name-as-directory (make-temp-file "pf-eglot-trust" t))))
+    (pf-write (concat dir "promptforge.toml")
+              (format "[plugin.\"acme/marker\"]\ncommand = \"sh\"\nargs = [\"-c\", \"touch '%sstarted'\"]\n" dir))
+    (pf-write (concat dir "marker.md")
+              "---\nname: marker\ndescription: d\npromptforge: 0\nplugins:\n  - acme/marker\n---\n\n# T\n\n## Go\n\n```lua\nreturn 'm'\n```\n")
+    dir))
+
+(defun pf-open-prompt (file)
+  "Visit FILE as a prompt and return its Eglot server, once connected."
+  (with-current-buffer (find-file-noselect file)
+    (markdown-mode)
+    (run-hooks 'post-command-hook)
+    (pf-wait "the Eglot server" #'eglot-current-server)))
+
+(defun pf-run (server file)
+  "Ask SERVER to run the prompt FILE: its answer, or the error's message."
+  (condition-case err
+      (jsonrpc-request server :workspace/executeCommand
+                       (list :command "promptforge.run"
+                             :arguments (vector (list :uri (eglot--path-to-uri file)))))
+    (jsonrpc-error (format "error: %S" (cdr err)))))
+
+(let ((untrusted (pf-plugin-project))
+      (trusted (pf-plugin-project))
+      servers)
+  (pf-check "the snippet sends no trust: a run that would start a Plugin of an untrusted promptforge.toml is refused"
+            (lambda ()
+              (setq pf-initialization-options nil)
+              (let* ((server (pf-open-prompt (concat untrusted "marker.md")))
+                     (answer (pf-run server (concat untrusted "marker.md"))))
+                (push server servers)
+                (unless (pf-no-options-p (car pf-initialization-options))
+                  (error "initializationOptions %S" (car pf-initialization-options)))
+                (unless (and (stringp answer) (string-match-p "not trusted" answer))
+                  (error "the run answered %S" answer))
+                (when (file-exists-p (concat untrusted "started"))
+                  (error "the Plugin's program was started")))))
+
+  (pf-check "the comment's :initializationOptions (:trusted t): the server is told, the run starts the Plugin"
+            (lambda ()
+              (let* ((text (with-temp-buffer
+                             (insert-file-contents (expand-file-name "promptforge-eglot.el" pf-here))
+                             (buffer-string)))
+                     (contact (and (string-match "^;;   \\((\"promptforge\" .*)\\)$" text)
+                                   (car (read-from-string (match-string 1 text)))))
+                     (eglot-server-programs (list (cons '(markdown-mode) contact))))
+                (unless (equal contact '("promptforge" "lsp" :initializationOptions (:trusted t)))
+                  (error "the comment's entry reads %S" contact))
+                (setq pf-initialization-options nil)
+                (let ((server (pf-open-prompt (concat trusted "marker.md"))))
+                  (push server servers)
+                  (unless (equal (car pf-initialization-options) '(:trusted t))
+                    (error "initializationOptions %S" (car pf-initialization-options)))
+                  (pf-run server (concat trusted "marker.md"))
+                  (pf-wait "the Plugin's program to leave its file"
+                           (lambda () (file-exists-p (concat trusted "started"))))))))
+  (dolist (server servers)
+    (ignore-errors (eglot-shutdown server nil 10)))
+  (delete-directory untrusted t)
+  (delete-directory trusted t))
 
 (princ (format "emacs: %d passed, %d failed\n" pf-passed pf-failed))
 (kill-emacs (if (> pf-failed 0) 1 0))

@@ -8,12 +8,17 @@ local client_config = config.client_config(config.defaults)
 client_config.name = nil -- vim.lsp.config names it after this file
 
 -- Only PromptForge documents get a root, so only they start the server (one
--- server per root, reused by the buffers below it).
+-- server per root and trust, reused by the buffers below it). The trust of the
+-- buffer's promptforge.toml is decided here (vim.secure may ask), before the
+-- server starts.
 client_config.root_dir = function(bufnr, on_dir)
   local kind = config.kind(bufnr)
   if kind then
     vim.b[bufnr].promptforge_kind = kind
-    on_dir(config.root(bufnr, config.defaults.root_markers))
+    local root = config.root(bufnr, config.defaults.root_markers)
+    require('promptforge.trust').then_start(bufnr, root, function()
+      on_dir(root)
+    end)
   end
 end
 

@@ -13,13 +13,35 @@ function H.prompt(lua, frontmatter)
   return ('---\nname: p\ndescription: d\npromptforge: 0\n%s---\n\n# T\n\n## Go\n\n```lua\n%s\n```\n'):format(frontmatter or '', lua)
 end
 
--- A scratch folder holding `files` (name -> text) and an empty promptforge.toml.
-function H.scratch(files)
+-- Records the user's answer about `path` in Neovim's trust database, as they
+-- would give it: 'allow' is `:trust` in a buffer holding the file, 'deny' is
+-- `:trust ++deny FILE`.
+function H.trust(path, answer)
+  if answer == 'allow' then
+    local buf = vim.fn.bufadd(path)
+    vim.fn.bufload(buf)
+    vim.api.nvim_buf_call(buf, function() vim.cmd('trust') end)
+    vim.api.nvim_buf_delete(buf, { force = true })
+  else
+    vim.cmd('trust ++deny ' .. vim.fn.fnameescape(path))
+  end
+end
+
+-- A scratch folder holding `files` (name -> text) and a promptforge.toml
+-- with a comment, which the user allowed (`:trust`) unless `opts.trust` is
+-- false; `opts.config` false leaves the promptforge.toml out.
+function H.scratch(files, opts)
+  opts = opts or {}
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, 'p')
-  files = vim.tbl_extend('keep', files or {}, { ['promptforge.toml'] = '' })
-  for name, text in pairs(files) do
+  if opts.config ~= false then
+    files = vim.tbl_extend('keep', files or {}, { ['promptforge.toml'] = '# scratch\n' })
+  end
+  for name, text in pairs(files or {}) do
     vim.fn.writefile(vim.split(text, '\n', { plain = true }), dir .. '/' .. name, 'b')
+  end
+  if opts.config ~= false and opts.trust ~= false then
+    H.trust(dir .. '/promptforge.toml', 'allow')
   end
   return dir
 end

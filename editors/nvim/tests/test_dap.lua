@@ -192,17 +192,21 @@ H.run('dap', {
     H.eq(said, notes[before + 3], 'the notification of :PromptForgeFunctionBreakpoints')
   end },
 
-  { "the adapter's command is the server's with dap for lsp, its flags kept", function()
+  { "the adapter's command is the server's with dap for lsp, its flags kept, --trust when trusted", function()
     local options = require('promptforge.config').options
     local cmd = options.cmd
     local pfdap = require('promptforge.dap')
-    H.eq({ H.bin, 'dap' }, pfdap.adapter_cmd(), 'from setup()')
+    H.eq({ H.bin, 'dap' }, pfdap.adapter_cmd(false), 'from setup()')
+    H.eq({ H.bin, 'dap', '--trust' }, pfdap.adapter_cmd(true), 'from setup(), trusted')
     options.cmd = { H.bin, '--config', 'x.toml', 'lsp', '--stdio' }
-    local flags = pfdap.adapter_cmd()
+    local flags = pfdap.adapter_cmd(true)
+    options.cmd = { H.bin, '--trust', 'lsp' }
+    local given = pfdap.adapter_cmd(true)
     options.cmd = { '/opt/wrapper' }
-    local wrapper = pfdap.adapter_cmd()
+    local wrapper = pfdap.adapter_cmd(false)
     options.cmd = cmd
-    H.eq({ H.bin, '--config', 'x.toml', 'dap' }, flags, 'with flags')
+    H.eq({ H.bin, '--config', 'x.toml', 'dap', '--trust' }, flags, 'with flags')
+    H.eq({ H.bin, '--trust', 'dap' }, given, 'a --trust of the server command, not twice')
     H.eq({ '/opt/wrapper', 'dap' }, wrapper, 'without lsp')
   end },
 
@@ -218,11 +222,15 @@ H.run('dap', {
   { 'setup{ dap = true } registers the adapter on the server binary and configurations for prompts only', function()
     need_dap()
     H.setup({ dap = true })
-    local adapter = dap.adapters.promptforge
-    H.eq({ 'executable', H.bin, { 'dap' } }, { adapter.type, adapter.command, adapter.args }, 'the adapter')
     local provider = dap.providers.configs.promptforge
     local buf = vim.fn.bufnr(dir .. '/p.md')
     local configs = provider(buf)
+    -- The adapter: a function giving the server binary's `dap`, with --trust
+    -- (the scratch folder's promptforge.toml is trusted).
+    local adapter
+    assert(require('promptforge.dap').is_ours(dap.adapters.promptforge), 'the adapter is the plugin\'s')
+    dap.adapters.promptforge(function(a) adapter = a end, configs[1])
+    H.eq({ 'executable', H.bin, { 'dap', '--trust' } }, { adapter.type, adapter.command, adapter.args }, 'the adapter')
     H.eq({ 'PromptForge: debug this prompt', 'PromptForge: debug this prompt with arguments…' },
       vim.tbl_map(function(c) return c.name end, configs), 'configuration names')
     H.eq({ 'promptforge', 'launch', vim.fs.normalize(dir .. '/p.md') },
@@ -343,5 +351,26 @@ H.run('dap', {
     if not ok then
       error(err, 0)
     end
+  end },
+
+  -- (The adapter accepts the `launch`, then refuses the run: the refusal is
+  -- its stderr output, and its exit status is 2.)
+  { 'a prompt of a denied promptforge.toml: the adapter runs without --trust and refuses the run', function()
+    need_dap()
+    local denied = H.scratch({ ['m.md'] = H.prompt("return 'm'", 'plugins:\n  - acme/marker\n') }, { trust = false })
+    vim.fn.writefile({ '[plugin."acme/marker"]', 'command = "sh"', ('args = ["-c", "touch %s/started"]'):format(denied) },
+      denied .. '/promptforge.toml')
+    H.trust(denied .. '/promptforge.toml', 'deny')
+    H.open(denied .. '/m.md')
+    vim.cmd('PromptForgeDebug')
+    wait_ended()
+    H.eq({ 2 }, events.exited, 'exit codes')
+    assert(output('stderr'):find('plugin."acme/marker".command would start a program, and this configuration is not '
+      .. 'trusted', 1, true), output('stderr'))
+    H.eq({}, events.stopped, 'stops')
+    H.wait('the end notification', function()
+      return #notes_matching('PromptForge: debugging m.md ended, exit status 2') == 1
+    end)
+    H.eq(nil, vim.uv.fs_stat(denied .. '/started'), "the Plugin's program (it would have left a file)")
   end },
 })

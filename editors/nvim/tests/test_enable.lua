@@ -28,6 +28,7 @@ H.run('enable', {
     vim.lsp.enable('promptforge')
     local buf, client = H.open(dir .. '/p.md')
     H.eq(vim.fs.normalize(dir), vim.fs.normalize(client.root_dir), 'root')
+    H.eq({ trusted = true }, client.config.init_options, 'the trust of the (allowed) promptforge.toml')
     local _, same = H.open(dir .. '/p.test.yaml')
     H.eq(client.id, same.id, 'one server per root')
     vim.cmd.edit(dir .. '/notes.md')

@@ -72,6 +72,7 @@ H.run('lsp', {
   end },
 
   { "hover of an alias shows the tool's catalog description", function()
+    H.trust(H.repo .. '/examples/tools/promptforge.toml', 'allow')
     local buf = H.open(H.repo .. '/examples/tools/page-fetcher.md')
     local row = H.line_of(buf, '^  fetch: promptforge/web/fetch')
     vim.api.nvim_win_set_cursor(0, { row + 1, 3 })

@@ -33,11 +33,25 @@ const dirs = {
   extensions: path.join(work, 'extensions'),
   workspace: path.join(work, 'workspace'),
   rpc: path.join(work, 'rpc'),
+  // The Workspace Trust session: its own user data (no folder trusted yet) and folder.
+  restrictedUser: path.join(work, 'user-data-restricted'),
+  restricted: path.join(work, 'restricted'),
 };
+// Files left by programs that must not start while the restricted folder is
+// not trusted: the server binary its .vscode/settings.json names, and the
+// program of the Plugin its promptforge.toml declares.
+const marks = {
+  wrapper: path.join(work, 'workspace-server-path-used'),
+  plugin: path.join(work, 'workspace-plugin-started'),
+};
+// The folder the running code-server opened (openPrompt and lineOf read it).
+let folder = dirs.workspace;
 const config = path.join(work, 'config.yaml');
-// code-server, VS Code and Chromium write logs and ids under these: keep them
-// in the run's folder, out of ~/.config, ~/.local and ~/.cache.
-for (const [name, dir] of [['XDG_CONFIG_HOME', 'xdg/config'], ['XDG_DATA_HOME', 'xdg/data'], ['XDG_CACHE_HOME', 'xdg/cache']]) {
+// code-server, VS Code and Chromium write logs and ids under these, and the
+// server reads its user configuration and the records of `promptforge trust`
+// there: keep them in the run's folder, out of ~/.config, ~/.local and ~/.cache.
+for (const [name, dir] of [['XDG_CONFIG_HOME', 'xdg/config'], ['XDG_DATA_HOME', 'xdg/data'], ['XDG_CACHE_HOME', 'xdg/cache'],
+  ['XDG_STATE_HOME', 'xdg/state']]) {
   process.env[name] = path.join(work, dir);
 }
 const started = Date.now();
@@ -126,9 +140,41 @@ function makeWorkspace() {
     'promptforge.server.path': bin,
   };
   fs.writeFileSync(path.join(dirs.user, 'User/settings.json'), JSON.stringify(settings, null, 2));
+  // The Workspace Trust session: trust on, no question at start (the folder
+  // opens in Restricted Mode).
+  fs.mkdirSync(path.join(dirs.restrictedUser, 'User'), { recursive: true });
+  const restrictedSettings = {
+    ...settings,
+    'security.workspace.trust.enabled': true,
+    'security.workspace.trust.startupPrompt': 'never',
+  };
+  fs.writeFileSync(path.join(dirs.restrictedUser, 'User/settings.json'), JSON.stringify(restrictedSettings, null, 2));
+  makeRestrictedWorkspace();
 }
 
-const commonArgs = () => ['--config', config, '--user-data-dir', dirs.user, '--extensions-dir', dirs.extensions];
+/**
+ * The folder opened in Restricted Mode: a promptforge.toml whose Plugin's
+ * program leaves a file, a .vscode/settings.json whose server binary (a
+ * wrapper of the real one) leaves a file too, a prompt with an error, a
+ * prompt to run and a prompt that declares the Plugin.
+ */
+function makeRestrictedWorkspace() {
+  const ws = dirs.restricted;
+  fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(ws, 'promptforge.toml'),
+    `# Starts a program: only when this file is trusted.\n[plugin."acme/marker"]\ncommand = "sh"\nargs = ["-c", "touch '${marks.plugin}'"]\n`);
+  const wrapper = path.join(ws, 'server-wrapper.sh');
+  fs.writeFileSync(wrapper, `#!/bin/sh\ntouch '${marks.wrapper}'\nexec '${bin}' "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(ws, '.vscode/settings.json'), JSON.stringify({ 'promptforge.server.path': wrapper }, null, 2));
+  fs.writeFileSync(
+    path.join(ws, 'broken.md'),
+    prompt('broken', 'plugins:\n  - promptforge/web\ntools:\n  grab: promptforge/web/fetchh\n', "```lua\nreturn tools.call('grab', { url = args })\n```\n"),
+  );
+  fs.writeFileSync(path.join(ws, 'hello.pf.md'), prompt('hello', '', "```lua\nreturn 'hello from a trusted folder'\n```\n"));
+  fs.writeFileSync(path.join(ws, 'marker.md'), prompt('marker', 'plugins:\n  - acme/marker\n', "```lua\nreturn 'marker'\n```\n"));
+}
+
+const commonArgs = (userData = dirs.user) => ['--config', config, '--user-data-dir', userData, '--extensions-dir', dirs.extensions];
 
 async function main() {
   if (!fs.existsSync(bin)) throw new Error(`no promptforge binary at ${bin} (set PROMPTFORGE_BIN)`);
@@ -136,15 +182,27 @@ async function main() {
   makeWorkspace();
   execFileSync(process.execPath, [codeServer, ...commonArgs(), '--install-extension', vsix], { stdio: 'inherit' });
   log('extension installed');
+  // Workspace Trust off (every folder trusted): the editor's features.
+  await inCodeServer({ name: 'trusted', userData: dirs.user, open: dirs.workspace, trust: false }, checks);
+  // Workspace Trust on, the folder not trusted, then trusted.
+  await inCodeServer({ name: 'restricted', userData: dirs.restrictedUser, open: dirs.restricted, trust: true }, restrictedMode);
+  log('all checks passed');
+}
 
+/**
+ * Runs `body(page)` in a code-server of its own that opens the folder `open`
+ * (with Workspace Trust when `trust`), in headless Chromium.
+ */
+async function inCodeServer({ name, userData, open, trust }, body) {
+  folder = open;
   const port = await freePort();
   const server = spawn(
     process.execPath,
-    [codeServer, ...commonArgs(), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
-      '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', dirs.workspace],
+    [codeServer, ...commonArgs(userData), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
+      '--disable-update-check', ...(trust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', open],
     { env: { ...process.env, PROMPTFORGE_E2E_DIR: dirs.rpc }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
-  const serverLog = fs.createWriteStream(path.join(work, 'code-server.log'));
+  const serverLog = fs.createWriteStream(path.join(work, `code-server-${name}.log`));
   server.stdout.pipe(serverLog);
   server.stderr.pipe(serverLog);
   let browser;
@@ -158,16 +216,16 @@ async function main() {
         '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(open)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-    log('workbench up');
+    log(`workbench up (${name})`);
     try {
-      await checks(page);
+      await body(page);
     } catch (error) {
-      await page.screenshot({ path: path.join(artifacts, 'failure.png') }).catch(() => undefined);
+      await page.screenshot({ path: path.join(artifacts, `failure-${name}.png`) }).catch(() => undefined);
       throw error;
     }
-    log('all checks passed');
+    log(`${name}: all checks passed`);
   } finally {
     await browser?.close().catch(() => undefined);
     try {
@@ -256,7 +314,7 @@ async function debugState(page) {
 }
 
 async function openPrompt(page, file, line = 0, character = 0) {
-  const full = path.join(dirs.workspace, file);
+  const full = path.join(folder, file);
   await rpc(page, { op: 'open', path: full, line, character });
   await waitFor(`${file} to get the promptforge language`, async () => {
     const state = await rpc(page, { op: 'state' });
@@ -267,7 +325,7 @@ async function openPrompt(page, file, line = 0, character = 0) {
 
 /** The zero-based line of a workspace file that matches `pattern`. */
 function lineOf(file, pattern) {
-  const line = fs.readFileSync(path.join(dirs.workspace, file), 'utf8').split('\n').findIndex((l) => pattern.test(l));
+  const line = fs.readFileSync(path.join(folder, file), 'utf8').split('\n').findIndex((l) => pattern.test(l));
   if (line < 0) throw new Error(`no line of ${file} matches ${pattern}`);
   return line;
 }
@@ -276,6 +334,13 @@ async function checks(page) {
   await waitFor('the extension to activate (its e2e command in the palette)', () =>
     palette(page, 'PromptForge (e2e): Answer End-to-End Request', { timeout: 1000, run: false }).then(() => true), 60000);
   log('extension active');
+  // Workspace Trust is off: every folder counts as trusted, and the server was told so.
+  const trust = await waitFor('the server to start', async () => {
+    const state = await rpc(page, { op: 'trust' });
+    return state.serverRunning ? state : undefined;
+  });
+  if (trust.workspaceTrusted !== true || trust.serverTrusted !== true) throw new Error(`trust: ${JSON.stringify(trust)}`);
+  log('trust off: the server was told trusted = true');
 
   // 1. A prompt with errors: its diagnostics in the Problems data and panel.
   const broken = await openPrompt(page, 'broken.md', 7, 8);
@@ -407,6 +472,141 @@ async function checks(page) {
   await waitFor('the restarted server to publish the diagnostics', () => unmetIn(broken));
   log('the server restarts on a settings change and on Restart Server');
   fs.writeFileSync(path.join(artifacts, 'output.txt'), await output(page));
+}
+
+/**
+ * Workspace Trust on and the folder not trusted (Restricted Mode): the server
+ * is told trusted = false and started from the user's binary, not the one the
+ * folder's settings name; a prompt's diagnostics show; no Run lens, no Run
+ * button or palette entry; the run commands are refused by the extension and
+ * by the server; a debug start meets VS Code's trust question and, cancelled,
+ * starts nothing; the Plugin of the folder's promptforge.toml is not started
+ * (an Information diagnostic says so). Then trust is granted in the Workspace
+ * Trust editor: the server restarts trusted (from the folder's binary now),
+ * the Plugin's program is started, and the Run lens and button are there and
+ * a run works.
+ */
+async function restrictedMode(page) {
+  await waitFor('the extension to activate (its e2e command in the palette)', () =>
+    palette(page, 'PromptForge (e2e): Answer End-to-End Request', { timeout: 1000, run: false }).then(() => true), 60000);
+  const state = await waitFor('the server to start', async () => {
+    const t = await rpc(page, { op: 'trust' });
+    return t.serverRunning ? t : undefined;
+  });
+  if (state.workspaceTrusted !== false || state.serverTrusted !== false) throw new Error(`trust: ${JSON.stringify(state)}`);
+  if (fs.existsSync(marks.wrapper)) throw new Error("the folder's promptforge.server.path was run in Restricted Mode");
+  log('Restricted Mode: the server was told trusted = false, and started from the user setting\'s binary');
+
+  // The diagnostics of a prompt with an error.
+  const broken = await openPrompt(page, 'broken.md');
+  await waitFor('the diagnostics of broken.md', async () =>
+    (await rpc(page, { op: 'diagnostics', path: broken })).some((d) => d.code === 'RequirementsUnmet'));
+  log('Restricted Mode: the diagnostics of broken.md');
+
+  // The Plugin of the untrusted promptforge.toml: one Information diagnostic
+  // on its plugins: entry, and its program not started.
+  const marker = await openPrompt(page, 'marker.md');
+  const entry = lineOf('marker.md', /^  - acme\/marker/);
+  const info = await waitFor('the diagnostic on the untrusted Plugin', async () => {
+    const found = (await rpc(page, { op: 'diagnostics', path: marker })).filter((d) => d.message.includes('not trusted'));
+    return found.length > 0 ? found : undefined;
+  });
+  if (info.length !== 1 || info[0].severity !== 'Information' || info[0].range.start.line !== entry) {
+    throw new Error(`the untrusted Plugin's diagnostics: ${JSON.stringify(info)}`);
+  }
+  if (fs.existsSync(marks.plugin)) throw new Error("the untrusted promptforge.toml's Plugin was started");
+  log(`Restricted Mode: the Plugin is not started: ${info[0].message}`);
+
+  // No Run lens (the server offers none), no Run button, no palette entry.
+  const hello = await openPrompt(page, 'hello.pf.md');
+  const helloTitle = lineOf('hello.pf.md', /^# /);
+  const restrictedLenses = await lensTitles(page, hello, helloTitle);
+  if (restrictedLenses.some((t) => ['Run', 'Debug', 'Run with arguments…', 'Run tests'].includes(t))) {
+    throw new Error(`run lenses in Restricted Mode: ${JSON.stringify(restrictedLenses)}`);
+  }
+  const runButton = page.locator('.editor-actions .action-label[aria-label="Run"]');
+  if ((await runButton.count()) !== 0) throw new Error('the Run button shows in Restricted Mode');
+  const offered = await paletteTitles(page, 'PromptForge: ', 'PromptForge: Restart Server');
+  const hidden = offered.filter((t) => /^PromptForge: (Run|Debug|Run with Arguments…|Run Tests)$/.test(t));
+  if (hidden.length > 0) throw new Error(`the palette offers ${hidden.join(', ')} in Restricted Mode`);
+  log(`Restricted Mode: no run lens (${JSON.stringify(restrictedLenses)}), no Run button; the palette offers ${offered.join(', ')}`);
+  await shot(page, 'restricted-mode.png');
+
+  // The commands, invoked anyway: the extension refuses its own, the server
+  // refuses promptforge.run; nothing runs.
+  const refused = await rpc(page, { op: 'command', command: 'promptforge.runPrompt', args: [{ uri: vscodeUri(hello) }] });
+  const toast = page.locator('.notification-toast', { hasText: 'cannot run a prompt in Restricted Mode' }).first();
+  await toast.waitFor({ state: 'visible' });
+  await toast.getByRole('button', { name: 'Manage Workspace Trust' }).waitFor({ state: 'visible' });
+  if (refused !== null) throw new Error(`PromptForge: Run in Restricted Mode answered ${JSON.stringify(refused)}`);
+  const serverRefusal = await rpc(page, { op: 'command', command: 'promptforge.run', args: [{ uri: vscodeUri(hello) }] })
+    .then((answer) => `answered ${JSON.stringify(answer)}`, (error) => String(error.message));
+  if (!serverRefusal.includes('not trusted')) throw new Error(`the server's promptforge.run in Restricted Mode: ${serverRefusal}`);
+  log(`Restricted Mode: the server refuses promptforge.run: ${serverRefusal}`);
+  if ((await output(page)).includes('hello from a trusted folder')) throw new Error('a run happened in Restricted Mode');
+
+  // Debugging: the extension's command refuses; F5 meets VS Code's own trust
+  // question, and Cancel starts nothing.
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  const debugRefused = await rpc(page, { op: 'command', command: 'promptforge.debug', args: [{ uri: vscodeUri(hello) }] });
+  await page.locator('.notification-toast', { hasText: 'cannot debug a prompt in Restricted Mode' }).first().waitFor({ state: 'visible' });
+  if (debugRefused !== false) throw new Error(`PromptForge: Debug in Restricted Mode answered ${JSON.stringify(debugRefused)}`);
+  const f5 = rpc(page, { op: 'command', command: 'workbench.action.debug.start' });
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'Debugging executes' });
+  await dialog.waitFor({ state: 'visible' });
+  await shot(page, 'restricted-debug.png');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await f5;
+  const debugged = await debugState(page);
+  if (debugged.sessions.length !== 0 || debugged.active) throw new Error(`a debug session in Restricted Mode: ${JSON.stringify(debugged)}`);
+  log('Restricted Mode: PromptForge: Debug is refused; F5 asks for trust and, cancelled, starts nothing');
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+
+  // Trust the folder in the Workspace Trust editor.
+  await palette(page, 'Workspaces: Manage Workspace Trust');
+  const trustButton = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
+  await trustButton.waitFor({ state: 'visible' });
+  await trustButton.click();
+  const trusted = await waitFor('the server to restart trusted', async () => {
+    const t = await rpc(page, { op: 'trust' });
+    return t.workspaceTrusted && t.serverRunning && t.serverTrusted ? t : undefined;
+  });
+  log(`trusted: ${JSON.stringify(trusted)}`);
+  await waitFor("the folder's promptforge.server.path to be used", () => fs.existsSync(marks.wrapper));
+  log("trusted: the server restarted trusted, from the folder's promptforge.server.path");
+
+  // The lenses and the button are there, the lens runs the prompt.
+  await openPrompt(page, 'hello.pf.md');
+  await waitFor('the Run lens', async () => (await lensTitles(page, hello, helloTitle)).includes('Run'));
+  await runButton.first().waitFor({ state: 'visible' });
+  const lens = page.locator('.codelens-decoration a', { hasText: /^Run$/ }).first();
+  await lens.waitFor({ state: 'visible' });
+  const results = async () => (await output(page)).split('hello from a trusted folder').length - 1;
+  const before = await results();
+  await lens.click();
+  await waitFor('the run result', async () => (await results()) === before + 1);
+  log('trusted: the Run lens and button are there, and the lens ran the prompt');
+  await shot(page, 'trusted.png');
+
+  // The Plugin of the now trusted promptforge.toml is started.
+  await openPrompt(page, 'marker.md');
+  await waitFor("the trusted promptforge.toml's Plugin to start", () => fs.existsSync(marks.plugin), 30000);
+  log("trusted: the promptforge.toml's Plugin was started");
+}
+
+/** The titles the command palette lists for `text` (once it lists `expected`). */
+async function paletteTitles(page, text, expected) {
+  const input = page.locator('.quick-input-widget input');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+Shift+P');
+  await input.waitFor({ state: 'visible' });
+  await input.fill('>' + text);
+  const rows = page.locator('.quick-input-list .monaco-list-row .label-name');
+  await rows.filter({ hasText: expected }).first().waitFor({ state: 'visible' });
+  const titles = (await rows.allInnerTexts()).map((t) => t.trim());
+  await page.keyboard.press('Escape');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  return titles;
 }
 
 function vscodeUri(file) {
@@ -543,6 +743,6 @@ async function debugging(page) {
 
 main().catch((error) => {
   console.error(`[e2e] FAILED: ${error.stack ?? error}`);
-  console.error(`[e2e] code-server log: ${path.join(work, 'code-server.log')}`);
+  console.error(`[e2e] code-server logs: ${path.join(work, 'code-server-*.log')}`);
   process.exit(1);
 });

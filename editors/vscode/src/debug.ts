@@ -16,6 +16,7 @@ import {
   resolveConfiguration,
   resolveSubstituted,
 } from './logic/debug.mts';
+import { allowedInThisWorkspace } from './trust.ts';
 
 /** What the debugger needs of the rest of the extension. */
 export interface DebugHost {
@@ -40,7 +41,10 @@ export function registerDebugger(context: vscode.ExtensionContext, host: DebugHo
   );
 }
 
-/** Starts `promptforge dap` with the binary the language server runs from. */
+/**
+ * Starts `promptforge dap` with the binary the language server runs from,
+ * with `--trust` in a trusted workspace.
+ */
 class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   private readonly host: DebugHost;
 
@@ -56,7 +60,7 @@ class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
       throw new Error(binary.message);
     }
     const cwd = session.workspaceFolder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    return new vscode.DebugAdapterExecutable(binary.path, adapterArgs(), cwd ? { cwd } : undefined);
+    return new vscode.DebugAdapterExecutable(binary.path, adapterArgs(vscode.workspace.isTrusted), cwd ? { cwd } : undefined);
   }
 }
 
@@ -81,6 +85,8 @@ function readText(file: string): string | undefined {
 
 /**
  * Completes and checks a launch configuration (launch.json's, or none: F5).
+ * (In Restricted Mode VS Code asks for trust before any debug start, and
+ * calls this only once it is granted.)
  * A new launch.json gets package.json's `initialConfigurations` (a
  * `provideDebugConfigurations` here would add its entries to them).
  */
@@ -139,9 +145,10 @@ function dynamicConfigurations(): vscode.DebugConfiguration[] {
 /**
  * `promptforge.debug`: debugs a prompt, the one of the lens (`{uri}`), of a
  * menu (a `Uri`) or the active editor's. Resolves to true when the session
- * started.
+ * started; refused in Restricted Mode.
  */
 async function debugPrompt(arg?: unknown): Promise<boolean> {
+  if (!allowedInThisWorkspace('promptforge.debug')) return false;
   const given = uriOfArgument(arg);
   const uri = given ? vscode.Uri.parse(given) : vscode.window.activeTextEditor?.document.uri;
   if (!uri || uri.scheme !== 'file') {

@@ -21,7 +21,8 @@ interface Request {
     | 'breakpoint'
     | 'clearBreakpoints'
     | 'debugState'
-    | 'startDebugging';
+    | 'startDebugging'
+    | 'trust';
   key?: string;
   value?: unknown;
   path?: string;
@@ -89,6 +90,9 @@ async function answer(request: Request): Promise<unknown> {
       return debugState();
     case 'startDebugging':
       return vscode.debug.startDebugging(undefined, request.value as vscode.DebugConfiguration);
+    case 'trust':
+      // The workspace's trust and what the running server was told.
+      return vscode.commands.executeCommand('promptforge.internal.trust');
   }
 }
 

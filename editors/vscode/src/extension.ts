@@ -21,8 +21,12 @@ import { type RunEvent, RunLog, type RunStart, summary } from './logic/events.mt
 import { e2eRequest, watchDebugSessions } from './e2e.ts';
 import { ServerProgress } from './logic/progress.mts';
 import { progressMiddleware, showProgress } from './progress.ts';
+import { initializationOptions, type TrustedCommand } from './logic/trust.mts';
+import { allowedInThisWorkspace } from './trust.ts';
 
 let client: LanguageClient | undefined;
+// The `initializationOptions.trusted` the running server was started with.
+let serverTrusted: boolean | undefined;
 let output: Output;
 let runLog: RunLog;
 let status: vscode.StatusBarItem;
@@ -57,14 +61,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const command = (name: string, handler: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(name, handler));
-  command('promptforge.runPrompt', (arg?: unknown) => startRun('run', arg));
-  command('promptforge.runWithArguments', runWithArguments);
-  command('promptforge.runTests', (arg?: unknown) => startRun('test', arg));
+  // The run commands are refused in Restricted Mode (their menus are hidden there).
+  const trustedCommand = (name: TrustedCommand, handler: (...args: any[]) => unknown) =>
+    command(name, (...args: any[]) => (allowedInThisWorkspace(name) ? handler(...args) : undefined));
+  trustedCommand('promptforge.runPrompt', (arg?: unknown) => startRun('run', arg));
+  trustedCommand('promptforge.runWithArguments', runWithArguments);
+  trustedCommand('promptforge.runTests', (arg?: unknown) => startRun('test', arg));
   command('promptforge.stop', stopRuns);
   command('promptforge.restartServer', restart);
   command('promptforge.internal.diagnostics', diagnosticsOf);
   command('promptforge.internal.outputText', () => output.text);
   command('promptforge.internal.hover', hoverAt);
+  command('promptforge.internal.trust', () => ({
+    workspaceTrusted: vscode.workspace.isTrusted,
+    serverRunning: client?.isRunning() ?? false,
+    serverTrusted: client ? serverTrusted : undefined,
+  }));
   command('promptforge.internal.e2e', () => e2eRequest(process.env.PROMPTFORGE_E2E_DIR ?? ''));
   void vscode.commands.executeCommand('setContext', 'promptforge.e2e', !!process.env.PROMPTFORGE_E2E_DIR);
   if (process.env.PROMPTFORGE_E2E_DIR) context.subscriptions.push(watchDebugSessions());
@@ -78,9 +90,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void restart();
       }
     }),
+    // The server was told the workspace is not trusted: start it again, trusted.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
   );
   vscode.workspace.textDocuments.forEach(classify);
-  await startClient();
+  await queued(startClient);
 }
 
 /** Stops the server. */
@@ -145,7 +159,9 @@ async function startClient(): Promise<void> {
     transport: TransportKind.stdio,
     options: folder ? { cwd: folder } : undefined,
   };
+  const trusted = vscode.workspace.isTrusted;
   const clientOptions: LanguageClientOptions = {
+    initializationOptions: initializationOptions(trusted),
     documentSelector: [
       { language: 'promptforge' },
       { language: 'yaml', pattern: '**/*.test.yaml' },
@@ -183,6 +199,7 @@ async function startClient(): Promise<void> {
     }
   });
   client = started;
+  serverTrusted = trusted;
   try {
     await started.start();
   } catch (error) {
@@ -199,9 +216,22 @@ async function stopClient(): Promise<void> {
   if (old) await old.stop().catch(() => undefined);
 }
 
-async function restart(): Promise<void> {
-  await stopClient();
-  await startClient();
+// Starts and restarts run one after the other: granting trust also changes
+// the settings the workspace may set, and two restarts at once would leave a
+// server behind.
+let starts: Promise<void> = Promise.resolve();
+
+function queued(work: () => Promise<void>): Promise<void> {
+  // (One that failed does not stop the next.)
+  starts = starts.catch(() => undefined).then(work);
+  return starts;
+}
+
+function restart(): Promise<void> {
+  return queued(async () => {
+    await stopClient();
+    await startClient();
+  });
 }
 
 /** Records a run the server started (its answer `{runId}`). */

@@ -24,7 +24,11 @@ test('the Debug lens and command start a launch of the prompt named after its fi
     program: '/ws/sub/count words.pf.md',
   });
   assert.equal(sessionName('C:\\ws\\a.md'), 'Debug a.md');
-  assert.deepEqual(adapterArgs(), ['dap']);
+});
+
+test('the adapter is `promptforge dap`, with --trust only in a trusted workspace', () => {
+  assert.deepEqual(adapterArgs(true), ['dap', '--trust']);
+  assert.deepEqual(adapterArgs(false), ['dap']);
 });
 
 test('F5 with no launch.json debugs the active prompt', () => {

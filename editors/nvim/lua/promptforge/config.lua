@@ -93,6 +93,7 @@ end
 function M.client_config(opts)
   opts = opts or M.options
   local run = require('promptforge.run')
+  local trust = require('promptforge.trust')
   return {
     name = 'promptforge',
     cmd = opts.cmd,
@@ -101,6 +102,9 @@ function M.client_config(opts)
     settings = opts.settings,
     capabilities = opts.capabilities,
     handlers = run.handlers,
+    -- initializationOptions.trusted, and one server per root and trust (trust.lua).
+    before_init = trust.before_init,
+    reuse_client = trust.reuse_client,
     on_attach = function(client, buf)
       require('promptforge').on_attach(client, buf)
       if opts.on_attach then

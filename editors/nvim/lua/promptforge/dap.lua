@@ -3,14 +3,17 @@
 -- Protocol on stdin/stdout). nvim-dap is optional: without it the commands say
 -- so and nothing else changes.
 --
--- - register(): `dap.adapters.promptforge` (type executable, the language
---   server's binary with `dap` for `lsp`) and a configuration provider that
---   offers prompt buffers two launch configurations in dap.continue();
+-- - register(): `dap.adapters.promptforge` (a function giving nvim-dap an
+--   executable adapter: the language server's binary with `dap` for `lsp`,
+--   and `--trust` when the prompt's promptforge.toml is trusted) and a
+--   configuration provider that offers prompt buffers two launch
+--   configurations in dap.continue();
 -- - debug(): `:PromptForgeDebug [args]` and the `Debug` code lens
 --   (`promptforge.debug`): require('dap').run() on the prompt's file;
 -- - set_function_breakpoints(): `:PromptForgeFunctionBreakpoints`, the
 --   adapter's function breakpoints, which nvim-dap has no command for.
 local config = require('promptforge.config')
+local trust = require('promptforge.trust')
 
 local M = {}
 
@@ -53,22 +56,32 @@ end
 
 -- The adapter's command: the language server's, with `dap` for `lsp` (its
 -- global flags such as --config kept, `--stdio` dropped); {binary, 'dap'} when
--- the command has no `lsp`.
-function M.adapter_cmd()
+-- the command has no `lsp`. `--trust` last when `trusted` (the prompt's
+-- promptforge.toml is trusted: it may start its Plugins' programs).
+function M.adapter_cmd(trusted)
   local cmd = config.server_cmd()
+  local out
   if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' then
-    return { 'promptforge', 'dap' }
-  end
-  local out, replaced = { cmd[1] }, false
-  for i = 2, #cmd do
-    if cmd[i] == 'lsp' and not replaced then
-      table.insert(out, 'dap')
-      replaced = true
-    elseif cmd[i] ~= '--stdio' then
-      table.insert(out, cmd[i])
+    out = { 'promptforge', 'dap' }
+  else
+    local replaced = false
+    out = { cmd[1] }
+    for i = 2, #cmd do
+      if cmd[i] == 'lsp' and not replaced then
+        table.insert(out, 'dap')
+        replaced = true
+      elseif cmd[i] ~= '--stdio' then
+        table.insert(out, cmd[i])
+      end
+    end
+    if not replaced then
+      out = { cmd[1], 'dap' }
     end
   end
-  return replaced and out or { cmd[1], 'dap' }
+  if trusted and not vim.tbl_contains(out, '--trust') then
+    table.insert(out, '--trust')
+  end
+  return out
 end
 
 -- The loaded buffer holding `path`, if any.
@@ -99,25 +112,30 @@ local function save_program(path)
   end
 end
 
--- A new adapter table for nvim-dap. Its enrich_config sees each configuration
--- once its variables and functions are resolved: it checks `program` and
+-- A new adapter for nvim-dap: a function that nvim-dap calls with each
+-- launch configuration once its variables and functions are resolved. It
+-- checks `program`, asks vim.secure about the prompt's promptforge.toml (as
+-- the language server's start does) and gives nvim-dap `promptforge dap`,
+-- with `--trust` when that file is trusted; the adapter's enrich_config
 -- writes the prompt's buffer when it has unsaved changes.
 function M.adapter()
-  local cmd = M.adapter_cmd()
-  return {
-    type = 'executable',
-    command = cmd[1],
-    args = vim.list_slice(cmd, 2),
-    enrich_config = function(launch, on_config)
-      if type(launch.program) ~= 'string' or launch.program == '' then
-        vim.notify('PromptForge: the launch configuration names no `program` (the prompt file to debug)',
-          vim.log.levels.ERROR)
-        return
-      end
-      save_program(launch.program)
-      on_config(launch)
-    end,
-  }
+  return function(on_adapter, launch)
+    if type(launch.program) ~= 'string' or launch.program == '' then
+      vim.notify('PromptForge: the launch configuration names no `program` (the prompt file to debug)',
+        vim.log.levels.ERROR)
+      return
+    end
+    local cmd = M.adapter_cmd(trust.trusted_file(launch.program))
+    on_adapter({
+      type = 'executable',
+      command = cmd[1],
+      args = vim.list_slice(cmd, 2),
+      enrich_config = function(resolved, on_config)
+        save_program(resolved.program)
+        on_config(resolved)
+      end,
+    })
+  end
 end
 
 -- The launch configuration of the prompt at `path`. `args` is the argument

@@ -36,6 +36,8 @@ function M.check()
     health.ok(('server %d attached to %d buffer(s), root %s'):format(client.id, #buffers, client.root_dir or '(none)'))
   end
 
+  M.check_trust(clients)
+
   -- The tree-sitter parser and its queries.
   local parser = require('promptforge.parser')
   if parser.available() then
@@ -51,6 +53,37 @@ function M.check()
   end
 
   M.check_dap()
+end
+
+-- Trust: what each server was told, and what vim.secure answered this session.
+function M.check_trust(clients)
+  local health = vim.health
+  local trust = require('promptforge.trust')
+  health.start('PromptForge trust (promptforge.toml)')
+  for _, client in ipairs(clients) do
+    local told = trust.client_trust(client)
+    local file = trust.root_decision(client.root_dir).file
+    if told == true then
+      health.ok(('server %d: trusted (%s allowed with :trust): its Plugins start, runs and debugging work')
+        :format(client.id, file or 'its promptforge.toml'))
+    elseif told == false then
+      health.warn(('server %d: not trusted (%s not allowed in vim.secure): no Run lenses, runs and tests '
+        .. 'refused, its Plugins not started'):format(client.id, file or 'its promptforge.toml'),
+        { ('To trust it: :edit %s, read it, :trust, then :edit the prompt again'):format(file or 'promptforge.toml') })
+    else
+      health.info(('server %d: no trust sent (no promptforge.toml above its files): the server trusts what '
+        .. '`promptforge trust DIR` recorded'):format(client.id))
+    end
+  end
+  local files = vim.tbl_keys(trust.decisions)
+  table.sort(files)
+  if #files == 0 then
+    health.info('no promptforge.toml asked about yet')
+  end
+  for _, file in ipairs(files) do
+    health.info(('%s: %s'):format(file, trust.decisions[file] and 'trusted (vim.secure: allowed)'
+      or 'not trusted (vim.secure: denied, or not answered yet)'))
+  end
 end
 
 -- The debugger: nvim-dap, the `promptforge` adapter and the configurations.
@@ -82,11 +115,19 @@ function M.check_dap()
       health.info('nvim-dap adapter `promptforge` not registered yet: setup{ dap = true } registers it '
         .. '(:PromptForgeDebug and the Debug lens register it on first use)')
     end
+  elseif pfdap.is_ours(adapter) then
+    local cmd = pfdap.adapter_cmd(false)
+    local line = ('nvim-dap adapter `promptforge` registered: %s (with --trust when the prompt\'s '
+      .. 'promptforge.toml is trusted)'):format(table.concat(cmd, ' '))
+    if vim.fn.executable(cmd[1]) ~= 1 then
+      health.error(line .. ' (the command is not executable)', { 'Put promptforge on PATH or set `cmd` in setup()' })
+    else
+      health.ok(line)
+    end
   elseif type(adapter) == 'function' then
     health.ok('nvim-dap adapter `promptforge` registered (a function, not checked)')
   else
-    local line = ('nvim-dap adapter `promptforge` registered%s: %s %s'):format(
-      pfdap.is_ours(adapter) and '' or ' (not by this plugin)',
+    local line = ('nvim-dap adapter `promptforge` registered (not by this plugin): %s %s'):format(
       tostring(adapter.command), table.concat(adapter.args or {}, ' '))
     if adapter.type == 'executable' and vim.fn.executable(adapter.command or '') ~= 1 then
       health.error(line .. ' (the command is not executable)', { 'Put promptforge on PATH or set `cmd` in setup()' })

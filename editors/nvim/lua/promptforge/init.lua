@@ -21,8 +21,13 @@ function M.attach(buf)
   vim.b[buf].promptforge_kind = kind
   local client_config = config.client_config()
   client_config.root_dir = config.root(buf)
-  -- vim.lsp.start reuses the client of the same name and root_dir.
-  vim.lsp.start(client_config, { bufnr = buf })
+  -- Once the trust of the buffer's promptforge.toml is decided (vim.secure
+  -- may ask), which the server is told (a server told otherwise leaves the
+  -- buffer), vim.lsp.start reuses the client of the same name, root_dir and
+  -- trust, or starts one.
+  require('promptforge.trust').then_start(buf, client_config.root_dir, function()
+    vim.lsp.start(client_config, { bufnr = buf, reuse_client = client_config.reuse_client })
+  end)
 end
 
 -- What every attached buffer gets, whichever way the client was started.

@@ -155,7 +155,10 @@ export function mayBePrompt(text: string): boolean {
   return false;
 }
 
-/** The adapter's command-line arguments. */
-export function adapterArgs(): string[] {
-  return ['dap'];
+/**
+ * The adapter's command-line arguments: `--trust` when the workspace is
+ * trusted (the prompt's promptforge.toml may then start its Plugins' programs).
+ */
+export function adapterArgs(trusted: boolean): string[] {
+  return trusted ? ['dap', '--trust'] : ['dap'];
 }
