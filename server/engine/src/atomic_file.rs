@@ -21,6 +21,11 @@ use cap_std::fs::{Dir, File, OpenOptions};
 /// How the name of every temporary file starts.
 const TEMPORARY_PREFIX: &str = ".promptforge-tmp.";
 
+/// How the name of every temporary file ends: never as the replaced file's does,
+/// so a folder walk looking for prompts (`.md`) or test files (`.test.yaml`)
+/// never takes one for the file it replaces.
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
 /// The bytes of the replaced file's name a temporary file's name repeats (so that
 /// it stays within the longest name a folder takes).
 const NAME_BYTES_KEPT: usize = 64;
@@ -30,7 +35,7 @@ const TEMPORARY_TRIES: u32 = 100;
 
 /// True when `name` is the name of a temporary file of this module.
 pub fn is_temporary(name: &str) -> bool {
-    name.starts_with(TEMPORARY_PREFIX)
+    name.starts_with(TEMPORARY_PREFIX) && name.ends_with(TEMPORARY_SUFFIX)
 }
 
 /// Replaces (or creates) the file at `path` with `bytes`. The last component of
@@ -106,7 +111,8 @@ fn create_temporary(dir: &Dir, name: &str) -> io::Result<(String, File)> {
     let mut tries = 0;
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let temporary = format!("{TEMPORARY_PREFIX}{}.{n}.{stem}", std::process::id());
+        let pid = std::process::id();
+        let temporary = format!("{TEMPORARY_PREFIX}{pid}.{n}.{stem}{TEMPORARY_SUFFIX}");
         match dir.open_with(&temporary, &options) {
             Ok(file) => return Ok((temporary, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < TEMPORARY_TRIES => {
@@ -222,6 +228,7 @@ mod tests {
         let long = "é".repeat(100);
         let (temporary, _file) = create_temporary(&dir, &long).unwrap();
         assert!(is_temporary(&temporary));
+        assert!(temporary.ends_with(".tmp"));
         assert!(temporary.len() < TEMPORARY_PREFIX.len() + 40 + NAME_BYTES_KEPT);
         assert!(!is_temporary("notes.md"));
         let _ = std::fs::remove_dir_all(&path);

@@ -442,7 +442,7 @@ mod tests {
         exercise(&store);
         assert!(root.join("notes/deep/b.md").is_file());
         // What a write stopped before its rename leaves is no store file.
-        std::fs::write(root.join("notes/.promptforge-tmp.1.0.a.md"), "half").unwrap();
+        std::fs::write(root.join("notes/.promptforge-tmp.1.0.a.md.tmp"), "half").unwrap();
         assert_eq!(store.list(None).unwrap(), ["notes/a.md", "notes/deep/b.md"]);
         assert_eq!(
             store.write("notes/deep", "x").unwrap_err().message,
