@@ -116,6 +116,79 @@ pub fn isolate(command: &mut Command) -> &mut Command {
         .env("XDG_STATE_HOME", home.join("state"))
 }
 
+/// The address space a [`run_bounded`] process gets, in KiB (2 GiB).
+const BOUNDED_MEMORY_KIB: u64 = 2 * 1024 * 1024;
+
+/// Runs `promptforge ARGS...` in `dir` as [`run_in`] does (no configuration of
+/// the user's), with `stdin`, but bounded: through `sh`, with an address space
+/// of 2 GiB (`ulimit -v`), killed when it has not ended after `deadline` (its code
+/// is then None). For the tests of hostile input, whose regression must fail the
+/// test rather than take the machine down. Also returns how long it ran.
+#[cfg(unix)]
+pub fn run_bounded(
+    dir: &Path,
+    args: &[&str],
+    stdin: std::process::Stdio,
+    deadline: std::time::Duration,
+) -> (Run, std::time::Duration) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let mut command = Command::new("sh");
+    let mut child = isolate(&mut command)
+        .current_dir(dir)
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {BOUNDED_MEMORY_KIB} && exec \"$0\" \"$@\""
+        ))
+        .arg(binary())
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh can be started");
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            break Some(status);
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let elapsed = started.elapsed();
+    let run = Run {
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+        code: status.and_then(|s| s.code()),
+    };
+    (run, elapsed)
+}
+
 /// A scratch folder under the system's temporary folder, removed when dropped.
 #[derive(Debug)]
 pub struct Scratch {

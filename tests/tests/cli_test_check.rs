@@ -1,11 +1,15 @@
 //! `promptforge check` on prompt test files (`testing.md`): found in folders and
 //! named, checked in path order with the prompts, their problems in every format
-//! and under check's exit rules.
+//! and under check's exit rules; a `prompt:` that is a device or a pipe refused
+//! without reading it (by `test` too).
 
 mod cli_test_support;
 
+use std::process::Stdio;
+use std::time::Duration;
+
 use cli_test_support::{fixtures, pf};
-use promptforge_tests::Scratch;
+use promptforge_tests::{run_bounded, Scratch};
 use serde_json::Value;
 
 const UNKNOWN_CASE_KEY: &str = "unknown field `expct`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `expect`";
@@ -79,4 +83,46 @@ fn warnings_of_a_test_file_exit_zero_unless_denied() {
     assert_eq!((run.stdout.as_str(), run.code), (warning, Some(0)));
     let denied = pf(s.path(), &["check", "--deny", "warnings"]);
     assert_eq!((denied.stdout.as_str(), denied.code), (warning, Some(1)));
+}
+
+/// A test file whose `prompt:` is a device or a pipe: `check` and `test` refuse
+/// that prompt without opening it (reading `/dev/zero` never ends, opening a pipe
+/// waits for a writer), at once and in bounded memory.
+#[test]
+#[cfg(unix)]
+fn a_prompt_that_is_a_device_or_a_pipe_is_refused_without_reading_it() {
+    const LIMIT: Duration = Duration::from_secs(20);
+    let s = Scratch::new("check-test-device");
+    let made = std::process::Command::new("mkfifo")
+        .arg(s.path().join("pipe.md"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo makes a pipe");
+    s.write("zero.test.yaml", "prompt: /dev/zero\ncases:\n  - name: a\n");
+    s.write("pipe.test.yaml", "prompt: pipe.md\ncases:\n  - name: a\n");
+    for (file, prompt) in [
+        ("zero.test.yaml", "/dev/zero"),
+        ("pipe.test.yaml", "pipe.md"),
+    ] {
+        let line = format!(
+            "{file}:1:9: error[TestFile]: the prompt {prompt} cannot be read: not a regular file\n"
+        );
+        let (run, took) = run_bounded(s.path(), &["check", file], Stdio::null(), LIMIT);
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str(), run.code),
+            (line.as_str(), "", Some(1)),
+            "check {file} took {took:?}"
+        );
+        let (run, took) = run_bounded(s.path(), &["test", file], Stdio::null(), LIMIT);
+        let report = format!(
+            "FAILED  {file}: (test file)\n\n\
+             ---- {file}: (test file) ----\n\
+             {line}\n\
+             0 passed, 1 failed\n"
+        );
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str(), run.code),
+            (report.as_str(), "", Some(1)),
+            "test {file} took {took:?}"
+        );
+    }
 }

@@ -212,3 +212,113 @@ fn a_test_file_that_cannot_take_the_case_is_refused_before_the_run() {
     );
     assert!(pf(s.path(), &["run", "echo.md", "--record-name", "x"]).code == Some(2));
 }
+
+/// The case an echo recording of `args` with seed 7 appends.
+fn echo_case(args: &str) -> String {
+    format!(
+        "  - name: {args}\n    args: {args}\n    seed: 7\n    model:\n      - text: {args}\n    expect:\n      result: {args}\n"
+    )
+}
+
+/// A test file of `count` cases, each with a name only.
+fn named_cases(count: usize) -> String {
+    let mut text = String::from("cases:\n");
+    for n in 0..count {
+        text.push_str(&format!("  - name: case {n}\n"));
+    }
+    text
+}
+
+/// Records an echo run of `args` (seed 7) into `echo.test.yaml` in `dir`.
+fn record(dir: &std::path::Path, args: &str) -> promptforge_tests::Run {
+    let record = ["run", "echo.md", "--record", "echo.test.yaml"];
+    pf(dir, &[&record[..], &["--seed", "7", args]].concat())
+}
+
+/// Two recordings into one test file at once both land, in one order or the
+/// other: each holds a lock beside the file while it reads, extends and replaces
+/// it. The file has 2,000 cases, so that their reads and writes overlap (without
+/// the lock, one case was lost at every try).
+#[test]
+fn two_recordings_at_once_into_one_file_both_land() {
+    let s = Scratch::new("record-concurrent");
+    s.write("echo.md", ECHO_PROMPT);
+    let original = named_cases(2000);
+    let orders = [
+        format!("{original}{}{}", echo_case("one"), echo_case("two")),
+        format!("{original}{}{}", echo_case("two"), echo_case("one")),
+    ];
+    for round in 1..=5 {
+        s.write("echo.test.yaml", &original);
+        let runs = std::thread::scope(|scope| {
+            let one = scope.spawn(|| record(s.path(), "one"));
+            let two = scope.spawn(|| record(s.path(), "two"));
+            [one.join(), two.join()]
+        });
+        for run in runs {
+            let run = run.expect("the recording thread ends");
+            assert_eq!(run.code, Some(0), "round {round}: {}", run.stderr);
+        }
+        let written = std::fs::read_to_string(s.path().join("echo.test.yaml")).expect("written");
+        let cases = written.matches("  - name: ").count();
+        assert!(
+            orders.contains(&written),
+            "round {round}: {cases} cases, ending {:?}",
+            &written[written.len().saturating_sub(200)..]
+        );
+        assert!(!s.path().join("echo.test.yaml.lock").exists());
+    }
+}
+
+/// A recording into a folder that does not exist is refused before the run.
+#[test]
+fn a_recording_into_a_missing_folder_is_refused_before_the_run() {
+    let s = Scratch::new("record-missing-folder");
+    s.write("echo.md", ECHO_PROMPT);
+    let record = ["run", "echo.md", "--record", "nowhere/echo.test.yaml"];
+    let run = pf(s.path(), &[&record[..], &["hi"]].concat());
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str(), run.code),
+        (
+            "",
+            "promptforge: nowhere/echo.test.yaml: cannot create its lock file nowhere/echo.test.yaml.lock: no such file or folder\n",
+            Some(2)
+        )
+    );
+    assert!(!s.path().join("nowhere").exists());
+}
+
+/// A recording into a read-only folder is refused before the run, and the test
+/// file stays byte for byte as it was (it is replaced by a new file, which the
+/// folder must take). Skipped when the folder takes files anyway (as root).
+#[test]
+#[cfg(unix)]
+fn a_recording_into_a_read_only_folder_is_refused_and_the_file_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new("record-read-only");
+    s.write("ro/echo.md", ECHO_PROMPT);
+    let original = named_cases(3);
+    let file = s.write("ro/echo.test.yaml", &original);
+    let folder = s.path().join("ro");
+    let mode = |mode| std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(mode));
+    mode(0o555).expect("the folder's mode is set");
+    if std::fs::write(folder.join("probe"), "").is_ok() {
+        eprintln!("skipped: this user writes into a read-only folder (root)");
+        mode(0o755).expect("the folder's mode is set back");
+        return;
+    }
+    let run = pf(
+        s.path(),
+        &["run", "ro/echo.md", "--record", "ro/echo.test.yaml", "hi"],
+    );
+    mode(0o755).expect("the folder's mode is set back");
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str(), run.code),
+        (
+            "",
+            "promptforge: ro/echo.test.yaml: cannot create its lock file ro/echo.test.yaml.lock: permission denied\n",
+            Some(2)
+        )
+    );
+    assert_eq!(std::fs::read(&file).expect("kept"), original.as_bytes());
+}

@@ -1,6 +1,7 @@
 //! The language server's features in a prompt test file (`*.test.yaml`) over
 //! stdio: key completion at each level, alias and tool path completion, hover on
-//! a tool path and an alias, and definition from an alias and from `prompt:`.
+//! a tool path and an alias, definition from an alias and from `prompt:`, and a
+//! `prompt:` that is a pipe refused without opening it.
 
 use promptforge_tests::lsp_client::{
     file_uri, position, prompt, range_of, start, workspace, LspClient, FETCH_DESCRIPTION,
@@ -198,5 +199,47 @@ fn a_test_file_is_published_again_when_its_prompt_changes() {
     client.change(&prompt_uri, 3, json!([{ "text": web_prompt() }]));
     let mended = client.diagnostics_where(&test_uri, |d| unknown(d) == 0);
     assert!(mended.is_empty(), "{mended:?}");
+    assert_eq!(client.shutdown(), Some(0));
+}
+
+/// A test file whose `prompt:` names a pipe, or the server's own stdin: the server
+/// refuses it without opening it (opening a pipe waits for a writer; reading
+/// `/dev/stdin` would eat the client's messages), says why at the value, and goes
+/// on answering.
+#[test]
+#[cfg(unix)]
+fn a_prompt_that_is_a_pipe_is_refused_and_the_server_goes_on() {
+    let scratch = workspace("test-pipe", "");
+    let pipe = scratch.path().join("pipe.md");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo makes a pipe");
+    let uri = file_uri(&scratch, "p.test.yaml");
+    let mut client = start();
+    let versions = [
+        (1, "/dev/stdin".to_owned()),
+        (2, pipe.display().to_string()),
+    ];
+    for (version, prompt) in versions {
+        let text = format!("prompt: {prompt}\ncases:\n  - name: a\n");
+        if version == 1 {
+            client.open(&uri, version, &text);
+        } else {
+            client.change(&uri, version, json!([{ "text": text }]));
+        }
+        let diagnostics = client.diagnostics(&uri, version);
+        let shown: Vec<(&Value, &Value)> = diagnostics
+            .iter()
+            .map(|d| (&d["message"], &d["range"]))
+            .collect();
+        assert_eq!(
+            shown,
+            [(
+                &json!(format!(
+                    "the prompt {prompt} cannot be read: not a regular file"
+                )),
+                &range_of(&text, &prompt, 0)
+            )]
+        );
+    }
     assert_eq!(client.shutdown(), Some(0));
 }

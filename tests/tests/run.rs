@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use promptforge_engine::testing::lua;
-use promptforge_tests::{binary, workspace_root, Run, Scratch};
+use promptforge_tests::{binary, run_bounded, workspace_root, Run, Scratch};
 use serde_json::Value;
 
 const ECHO_NOTICE: &str = "note: no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)\n";
@@ -417,4 +417,36 @@ fn flags_after_the_arguments_are_flags_and_a_double_dash_ends_them() {
         &["run", "examples/word-stats.md", "--", "--format", "json"],
     );
     assert_eq!(words.stdout, "2 words, 12 letters, 6.0 letters per word\n");
+/// `--args-file` names a device or a pipe, or stdin never ends: refused at once
+/// (a device or a pipe before it is opened, stdin past 64 MiB), in bounded memory.
+#[test]
+#[cfg(unix)]
+fn an_args_file_that_is_a_device_a_pipe_or_endless_is_refused() {
+    let s = Scratch::new("run-args-device");
+    s.write("a.md", prompt(&format!("## A\n\n{}", lua("return args"))));
+    let made = Command::new("mkfifo").arg(s.path().join("pipe")).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo makes a pipe");
+    let limit = Duration::from_secs(20);
+    for file in ["/dev/zero", "pipe"] {
+        let args = ["run", "a.md", "--args-file", file];
+        let (run, took) = run_bounded(s.path(), &args, Stdio::null(), limit);
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            (
+                "",
+                format!("promptforge: {file}: not a regular file\n").as_str()
+            ),
+            "{file} took {took:?}"
+        );
+        assert_eq!(run.code, Some(2));
+    }
+    let zero = std::fs::File::open("/dev/zero").expect("/dev/zero opens");
+    let args = ["run", "a.md", "--args-file", "-"];
+    let (run, took) = run_bounded(s.path(), &args, Stdio::from(zero), limit);
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        ("", "promptforge: stdin: larger than 64 MiB\n"),
+        "took {took:?}"
+    );
+    assert_eq!(run.code, Some(2));
 }

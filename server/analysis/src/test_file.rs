@@ -84,13 +84,16 @@ pub fn diagnostics(file: &TestFile, prompt: Option<&Analysis>) -> Vec<Diagnostic
 
 /// The prompt `file` (read from `test_path`) tests: its path and text. A prompt that
 /// is missing, unreadable or not UTF-8 text is the test file's own error, placed at
-/// its `prompt:` value (or at the file's start when the prompt is the default).
+/// its `prompt:` value (or at the file's start when the prompt is the default). It
+/// is read as every file a user names is ([`promptforge_engine::user_file`]): a
+/// device, a pipe or a socket is refused before it is opened (`/dev/stdin` would be
+/// the language server's own message stream), and past 64 MiB reading stops.
 pub fn prompt_of(
     test_path: &std::path::Path,
     file: &TestFile,
 ) -> Result<(std::path::PathBuf, String), Box<Diagnostic>> {
     let path = promptforge_syntax::test_file::prompt_path(test_path, file);
-    let reason = match std::fs::read(&path) {
+    let reason = match promptforge_engine::user_file::read(&path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => return Ok((path, text)),
             Err(_) => "it is not UTF-8 text".to_owned(),

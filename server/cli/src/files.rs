@@ -191,8 +191,9 @@ pub fn describe_io_error(error: &io::Error) -> String {
     }
 }
 
-/// Reads a prompt file named on the command line: its text, or why it cannot be
-/// read (the I/O error, or where its first byte that is not UTF-8 is).
+/// Reads a text file named on the command line (a prompt, a test file, an
+/// arguments file) through [`user_file`]: its text, or why it cannot be read (the
+/// I/O error, or where its first byte that is not UTF-8 is).
 pub fn read_text(path: &Path) -> Result<String, String> {
     let bytes = user_file::read(path).map_err(|e| describe_io_error(&e))?;
     String::from_utf8(bytes).map_err(|e| not_utf8(&e))

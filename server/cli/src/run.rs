@@ -7,12 +7,13 @@ mod record;
 pub(crate) mod report;
 mod status;
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use promptforge_engine::run::{run_text, RunOptions};
+use promptforge_engine::user_file;
 use promptforge_engine::{RunErrorKind, Store};
 use promptforge_syntax::is_prompt;
 use tokio_util::sync::CancellationToken;
@@ -26,24 +27,18 @@ fn usage(path: &str, reason: impl std::fmt::Display) -> Exit {
     Exit::Usage
 }
 
-/// The argument string: ARGS joined by spaces, or `--args-file` (`-` for stdin).
+/// The argument string: ARGS joined by spaces, or `--args-file` (`-` for stdin),
+/// read as every file the user names ([`promptforge_engine::user_file`]).
 fn argument_string(args: &RunArgs) -> Result<String, Exit> {
     let Some(file) = &args.args_file else {
         return Ok(args.args.join(" "));
     };
     if file.as_os_str() == "-" {
-        let mut text = String::new();
-        return io::stdin()
-            .read_to_string(&mut text)
-            .map(|_| text)
-            .map_err(|e| usage("stdin", e));
+        let bytes = user_file::read_stream(io::stdin().lock())
+            .map_err(|e| usage("stdin", crate::files::describe_io_error(&e)))?;
+        return String::from_utf8(bytes).map_err(|e| usage("stdin", crate::files::not_utf8(&e)));
     }
-    std::fs::read_to_string(file).map_err(|e| {
-        usage(
-            &file.display().to_string(),
-            crate::files::describe_io_error(&e),
-        )
-    })
+    crate::files::read_text(file).map_err(|reason| usage(&file.display().to_string(), reason))
 }
 
 /// Runs `promptforge run`; returns the exit status.

@@ -1,12 +1,12 @@
 //! PromptForge engine: the Host and its configuration, the Harness (Plugins,
 //! catalog, slots), prepare, and the run of a prompt (`language.md` §2–§7).
 
+pub mod atomic_file;
 pub mod error;
 pub mod harness;
 pub mod host;
 pub mod input;
 pub use promptforge_syntax::messages;
-pub mod atomic_write;
 pub mod models;
 pub mod plugins;
 pub mod prepare;

@@ -1,8 +1,9 @@
-//! Reading a file a user names (a prompt, a prompt test, a configuration, a
-//! script of model turns) without being at its mercy: a device, a pipe or a
-//! socket is refused before it is opened (reading `/dev/zero` never ends, and
-//! opening a pipe waits for a writer), and a file past [`MAX_USER_FILE_BYTES`]
-//! is refused after that many bytes instead of filling memory. Errors are
+//! Reading a file a user names (a prompt, a prompt test and the prompt it names,
+//! a configuration, a script of model turns, an arguments file) without being at
+//! its mercy: a device, a pipe or a socket is refused before it is opened
+//! (reading `/dev/zero` never ends, and opening a pipe waits for a writer), and a
+//! file past [`MAX_USER_FILE_BYTES`] is refused after that many bytes instead of
+//! filling memory; a stream (stdin) gets the same size limit. Errors are
 //! `io::Error`s, so every caller words them as it words the others.
 
 use std::fs::{self, File};
@@ -19,8 +20,14 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     if !kind.is_file() && !kind.is_dir() {
         return Err(io::Error::other("not a regular file"));
     }
+    read_stream(File::open(path)?)
+}
+
+/// Everything `stream` gives until it ends, refused past [`MAX_USER_FILE_BYTES`]
+/// (after reading that many bytes and one more).
+pub fn read_stream(stream: impl Read) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    File::open(path)?
+    stream
         .take(MAX_USER_FILE_BYTES + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_USER_FILE_BYTES {
@@ -59,5 +66,22 @@ mod tests {
         assert_eq!(read_to_string(&file).unwrap(), "text");
         assert!(read(&dir).is_err());
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stream_is_read_to_the_limit_and_no_further() {
+        let limit = MAX_USER_FILE_BYTES as usize;
+        assert_eq!(read_stream(&b"text"[..]).unwrap(), b"text");
+        assert_eq!(
+            read_stream(io::repeat(b'x').take(limit as u64))
+                .unwrap()
+                .len(),
+            limit
+        );
+        let error = read_stream(io::repeat(0)).unwrap_err();
+        assert_eq!(
+            (error.kind(), error.to_string()),
+            (io::ErrorKind::FileTooLarge, "larger than 64 MiB".to_owned())
+        );
     }
 }

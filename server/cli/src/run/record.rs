@@ -1,12 +1,21 @@
 //! `promptforge run FILE --record CASE.test.yaml` (`testing.md`): the run goes on a
 //! Host whose models, tools and operator are recorded, with a seed always, and the
 //! case that replays it is appended to the test file (created when missing).
+//!
+//! The file is read, extended and replaced under a lock ([`lock`]), so recordings
+//! into one file at once all land, and replaced atomically
+//! ([`promptforge_engine::atomic_file`]), so a recording stopped at any point (or
+//! failing on a full disk) leaves the file as it was or with the case added. A
+//! test file that is a symbolic link stays one: the file it names is replaced.
+
+mod lock;
 
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use promptforge_engine::atomic_file;
 use promptforge_engine::prompt_tests::record::Recorder;
 use promptforge_engine::prompt_tests::writer::append_case;
 use promptforge_engine::Outcome;
@@ -19,8 +28,8 @@ const NO_ARGUMENTS: &str = "no arguments";
 
 /// A recording under way.
 pub struct Recording {
-    /// The test file written.
-    path: PathBuf,
+    /// The file replaced: the test file, or the file it links to.
+    target: PathBuf,
     /// Its path as printed.
     pub display: String,
     /// `prompt:` of a new file: None when the prompt is the file's default.
@@ -43,7 +52,8 @@ pub struct RecordError {
 impl Recording {
     /// Starts recording a run of `prompt` into `path`; refused before the run when the
     /// test file cannot take the case (it cannot be read, has problems, tests
-    /// another prompt, or its `cases:` cannot be appended to).
+    /// another prompt, or its `cases:` cannot be appended to) or its lock cannot be
+    /// taken (its folder is missing or read-only).
     pub fn start(
         path: &Path,
         prompt: &Path,
@@ -55,7 +65,9 @@ impl Recording {
             display: display.clone(),
             reason,
         };
-        let existing = read_existing(path).map_err(fail)?;
+        let target = written_file(path);
+        drop(take_lock(&target).map_err(fail)?);
+        let existing = read_existing(&target).map_err(fail)?;
         let file = existing
             .as_deref()
             .map_or_else(TestFile::default, |text| test_file::parse(text).0);
@@ -78,7 +90,7 @@ impl Recording {
             None => arguments.to_owned(),
         };
         Ok(Recording {
-            path: path.to_path_buf(),
+            target,
             display,
             prompt: relative,
             name,
@@ -87,7 +99,8 @@ impl Recording {
     }
 
     /// Appends the case of the run that ended with `outcome` (run with `arguments`
-    /// and `seed`); returns the case's name, made unique in the file.
+    /// and `seed`), holding the file's lock from its reading to its replacement;
+    /// returns the case's name, made unique in the file.
     pub fn finish(
         &self,
         arguments: &str,
@@ -98,7 +111,8 @@ impl Recording {
             display: self.display.clone(),
             reason,
         };
-        let existing = read_existing(&self.path).map_err(fail)?;
+        let _lock = take_lock(&self.target).map_err(fail)?;
+        let existing = read_existing(&self.target).map_err(fail)?;
         let taken: Vec<String> = existing.as_deref().map_or_else(Vec::new, |text| {
             test_file::parse(text)
                 .0
@@ -110,9 +124,31 @@ impl Recording {
         let name = unique_name(&self.name, &taken);
         let case = self.recorder.case(&name, arguments, seed, outcome);
         let text = append_case(existing.as_deref(), self.prompt.as_deref(), &case).map_err(fail)?;
-        fs::write(&self.path, text).map_err(|e| fail(describe_io_error(&e)))?;
+        atomic_file::replace_at(&self.target, text.as_bytes())
+            .map_err(|e| fail(describe_io_error(&e)))?;
         Ok(name)
     }
+}
+
+/// The file a recording into `path` replaces: `path`, or the file it links to.
+fn written_file(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// The lock of the test file `target`, or why it cannot be taken.
+fn take_lock(target: &Path) -> Result<lock::Lock, String> {
+    lock::lock(target).map_err(|e| {
+        format!(
+            "cannot create its lock file {}: {}",
+            e.path.display(),
+            describe_io_error(&e.error)
+        )
+    })
 }
 
 /// The test file's text, None when it does not exist yet.

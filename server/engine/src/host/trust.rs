@@ -259,7 +259,7 @@ impl TrustStore {
         if let Some(folder) = self.file.parent() {
             std::fs::create_dir_all(folder).map_err(fail)?;
         }
-        crate::atomic_write::replace(&self.file, format!("{text}\n").as_bytes()).map_err(fail)
+        crate::atomic_file::replace_at(&self.file, format!("{text}\n").as_bytes()).map_err(fail)
     }
 }
 

@@ -2,7 +2,8 @@
 //! segment at a time from a handle on DIR, opening each folder and the file itself
 //! without following symbolic links (`cap-std`): a link anywhere in a path is
 //! refused, so no read, write, append, delete, exists or list ever reaches outside
-//! DIR, even when the tree changes while the run goes on.
+//! DIR, even when the tree changes while the run goes on. A write replaces the
+//! file atomically ([`atomic_file`]); an append adds to it in place.
 
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -10,6 +11,8 @@ use std::path::Path;
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions};
+
+use crate::atomic_file;
 
 /// Why an operation on a directory store failed.
 #[derive(Debug)]
@@ -130,12 +133,14 @@ impl DirectoryStore {
         Ok(bytes)
     }
 
-    /// Creates or replaces the file at `path`.
+    /// Creates or replaces the file at `path`, atomically ([`atomic_file`]): a run
+    /// stopped at any point leaves the old content or the new one.
     pub fn write(&self, path: &str, text: &str) -> Result<(), DirectoryError> {
-        let mut options = OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        let mut file = self.open_file(path, &mut options, true)?;
-        file.write_all(text.as_bytes())?;
+        let (dir, name) = self.parent(path, true)?;
+        if is_link(&dir, name) {
+            return Err(DirectoryError::Link(path.to_owned()));
+        }
+        atomic_file::replace(&dir, name, text.as_bytes())?;
         Ok(())
     }
 
@@ -177,7 +182,7 @@ impl DirectoryStore {
     }
 
     /// Every regular file under the directory, as store paths; links (to files or
-    /// folders) are skipped, and `keep_going` is asked between entries, so a
+    /// folders) and the temporary files of a write that was stopped are skipped, and `keep_going` is asked between entries, so a
     /// cancelled run stops listing a huge tree.
     pub fn list(&self, keep_going: &dyn Fn() -> bool) -> Result<Vec<String>, DirectoryError> {
         let mut found = Vec::new();
@@ -201,7 +206,7 @@ impl DirectoryStore {
                     if let Ok(sub) = dir.open_dir_nofollow(&name) {
                         pending.push((sub, relative));
                     }
-                } else if kind.is_file() {
+                } else if kind.is_file() && !atomic_file::is_temporary(&name) {
                     found.push(relative);
                 }
             }

@@ -441,6 +441,13 @@ mod tests {
         let store = Store::directory(&root).unwrap();
         exercise(&store);
         assert!(root.join("notes/deep/b.md").is_file());
+        // What a write stopped before its rename leaves is no store file.
+        std::fs::write(root.join("notes/.promptforge-tmp.1.0.a.md.tmp"), "half").unwrap();
+        assert_eq!(store.list(None).unwrap(), ["notes/a.md", "notes/deep/b.md"]);
+        assert_eq!(
+            store.write("notes/deep", "x").unwrap_err().message,
+            "store file \"notes/deep\" cannot be used: not a regular file"
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 }
