@@ -68,6 +68,38 @@ fn a_hit_count_and_a_logpoint() {
     client.finish();
 }
 
+/// An expression that runs forever unless its budget passes through `pcall`.
+const RUNAWAY: &str =
+    "(function() while true do pcall(function() while true do end end) end end)()";
+
+#[test]
+fn a_runaway_condition_or_logpoint_fails_on_its_budget_and_the_run_goes_on() {
+    let (_scratch, program) = prompt_in("dap-runaway", "loop.md", LOOP, "");
+    let mut client = DapClient::start();
+    let setup = Setup {
+        breakpoints: vec![
+            json!({ "line": 12, "logMessage": format!("before {{{RUNAWAY}}}") }),
+            json!({ "line": 16, "condition": RUNAWAY }),
+        ],
+        ..Setup::default()
+    };
+    client.debug(&program, setup);
+    // A condition that fails stops (as any failing condition does) and says why.
+    assert_eq!(client.stopped()["reason"], "breakpoint");
+    assert_eq!(local(&mut client, "total"), "15");
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(client.output_until_terminated("stdout"), "15\n");
+    let budget = "the expression ran past its budget of 10000000 instructions";
+    assert_eq!(
+        client.output("console"),
+        format!(
+            "before <error: {budget}>\nthe breakpoint condition {RUNAWAY:?} failed: {budget}\n"
+        )
+    );
+    client.finish();
+}
+
 /// A model loop with a local tool; the scripted model calls it once, then
 /// answers. File lines: 11 `## Ask`, 14 `tools.add_local(`, 15 `return 'found ' ..
 /// a.word`, 17 `local msgs = ...`, 18 `local answer = models.loop(msgs)`, 19

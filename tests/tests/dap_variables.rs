@@ -1,7 +1,8 @@
 //! Scopes, variables and evaluation of `promptforge dap` over stdio on the real
 //! binary (the debugger issue), written from the DAP specification: a stop's
 //! Locals and Run scope; `evaluate` reads `var` and the store, runs statements,
-//! refuses what suspends and stops a runaway expression; `setVariable` on a
+//! refuses what suspends and stops a runaway expression, even one that catches
+//! its budget's error with `pcall`; `setVariable` on a
 //! local and on a field of `var`; a breakpoint set while a loop runs; requests
 //! that name nothing paused get a clear failure.
 
@@ -152,6 +153,35 @@ fn evaluate_reads_var_and_the_store_runs_statements_and_refuses_what_suspends() 
     client.ok("continue", json!({ "threadId": 1 }));
     assert_eq!(client.event("exited")["body"]["exitCode"], 0);
     assert_eq!(client.output_until_terminated("stdout"), "x!14\n");
+    client.finish();
+}
+
+#[test]
+fn a_runaway_expression_that_catches_its_budget_error_still_ends() {
+    let (_scratch, mut client) = paused_at("dap-evaluate-pcall", 22, json!({}));
+    let frame = client.frame_id(1, 0);
+    // Each escape a block has from the run's instruction limit, tried on the
+    // evaluation's budget: none of them catches it.
+    for expression in [
+        "while true do pcall(function() while true do end end) end",
+        "while true do xpcall(function() while true do end end, print) end",
+        "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
+    ] {
+        let answer = client.evaluate(expression, Some(frame), "repl");
+        assert_eq!(answer["success"], false, "{expression}");
+        assert_eq!(
+            answer["message"],
+            "the expression ran past its budget of 10000000 instructions"
+        );
+    }
+    // The chain is still paused and answers; a pcall in an evaluation still
+    // catches an ordinary error; the run goes on as before.
+    let answer = client.evaluate("select(2, pcall(error, 'boom', 0))", Some(frame), "repl");
+    assert_eq!(answer["body"]["result"], "\"boom\"");
+    assert_eq!(client.frames(1)[0].1, 22);
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    assert_eq!(client.output_until_terminated("stdout"), "x!4\n");
     client.finish();
 }
 

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use mlua::Lua;
 use tokio_util::sync::CancellationToken;
 
+use super::eval::{eval_budget_message, EVAL_INSTRUCTIONS};
 use crate::error::EngineError;
 use crate::host::Limits;
 use crate::messages;
@@ -129,6 +130,11 @@ impl VmDebug {
         self.section.is_empty()
     }
 
+    /// True while the debugger runs Lua in this VM.
+    pub fn is_evaluating(&self) -> bool {
+        self.evaluating.load(Ordering::Relaxed)
+    }
+
     /// The frames of the threads waiting in this VM, innermost first.
     pub fn waiting(&self) -> Vec<Frame> {
         let waits = self
@@ -174,11 +180,27 @@ impl VmControl {
         Ok(())
     }
 
-    /// Counts `n` instructions run outside the VM (Lua pattern matching): past the
-    /// budget that is the instruction limit; a cancelled chain stops here too.
+    /// Counts `n` instructions run outside the VM (Lua pattern matching) against
+    /// the budget that applies now (see `charge`): past it that is the
+    /// limit; a cancelled chain stops here too.
     pub fn charge_instructions(&self, n: u64) -> mlua::Result<()> {
+        self.charge(n).map(|_| ())
+    }
+
+    /// Counts `n` instructions against the budget that applies now: the
+    /// debugger's evaluation's own while one runs (`None` then), else the VM's
+    /// (how many it used so far). Past either budget, or once the chain is
+    /// cancelled, the VM aborts: the error passes through every `pcall`.
+    pub(super) fn charge(&self, n: u64) -> mlua::Result<Option<u64>> {
         if self.cancel.is_cancelled() {
             return Err(self.abort(Abort::Error(EngineError::cancelled())));
+        }
+        if let Some(vm) = self.debug.as_ref().filter(|vm| vm.is_evaluating()) {
+            let used = vm.eval_instructions.fetch_add(n, Ordering::Relaxed) + n;
+            if used > EVAL_INSTRUCTIONS {
+                return Err(self.abort(Abort::Error(EngineError::limit(eval_budget_message()))));
+            }
+            return Ok(None);
         }
         let budget = self.limits.lua_instructions;
         let used = self.instructions.fetch_add(n, Ordering::Relaxed) + n;
@@ -187,7 +209,24 @@ impl VmControl {
                 messages::instruction_limit(budget),
             ))));
         }
-        Ok(())
+        Ok(Some(used))
+    }
+
+    /// Runs `evaluation`, the debugger's Lua in this VM (`evaluate`, a
+    /// breakpoint's condition, a logpoint's expression), on a budget of its own:
+    /// an abort raised meanwhile (that budget, the memory ceiling, a
+    /// cancellation) unwinds the evaluation through every `pcall` as a limit
+    /// unwinds a block, and ends with it; the VM's own abort state is as before.
+    pub fn evaluation<T>(&self, vm: &VmDebug, evaluation: impl FnOnce() -> T) -> T {
+        let aborted_before = self.is_aborted();
+        vm.eval_instructions.store(0, Ordering::SeqCst);
+        vm.evaluating.store(true, Ordering::SeqCst);
+        let result = evaluation();
+        vm.evaluating.store(false, Ordering::SeqCst);
+        if !aborted_before {
+            self.take_abort();
+        }
+        result
     }
 
     /// The VM's memory ceiling in bytes.

@@ -183,7 +183,7 @@ pub fn inside_pcall(lua: &Lua) -> bool {
 fn pause(lua: &Lua, control: &VmControl, vm: &VmDebug, stop: Stop) -> mlua::Result<()> {
     let at = depth(lua, control);
     let (frames, own) = stop_frames(lua, vm);
-    let mut inspector = Inspector::new(lua, vm, frames, own);
+    let mut inspector = Inspector::new(lua, (control, vm), frames, own);
     let resumed = vm.debugger.stop(
         vm.thread,
         at,
@@ -211,6 +211,10 @@ pub fn on_line(lua: &Lua, debug: &Debug, control: &VmControl) -> mlua::Result<Vm
         return Ok(VmState::Continue);
     };
     if vm.evaluating.load(Ordering::SeqCst) {
+        // Nothing stops inside an evaluation: its thread stops watching lines
+        // rather than pay a hook call per line (a thread of the run that it
+        // resumed watches them again at its next count event, see `on_count`).
+        frames::set_line_events(lua, false);
         return Ok(VmState::Continue);
     }
     let debugger = &vm.debugger;
@@ -254,7 +258,7 @@ pub fn on_line(lua: &Lua, debug: &Debug, control: &VmControl) -> mlua::Result<Vm
         return Ok(VmState::Continue);
     };
     if let Some(condition) = &breakpoint.condition {
-        match evaluate(lua, vm, Some(0), condition) {
+        match evaluate(lua, (control, vm), Some(0), condition) {
             Ok(value) if !truthy(&value) => return Ok(VmState::Continue),
             Ok(_) => {}
             Err(message) => debugger.output(&format!(
@@ -267,7 +271,7 @@ pub fn on_line(lua: &Lua, debug: &Debug, control: &VmControl) -> mlua::Result<Vm
         return Ok(VmState::Continue);
     }
     if let Some(message) = &breakpoint.log_message {
-        let text = log_message(lua, vm, Some(0), message);
+        let text = log_message(lua, (control, vm), Some(0), message);
         debugger.output(&format!("{text}\n"));
         return Ok(VmState::Continue);
     }

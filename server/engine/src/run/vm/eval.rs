@@ -2,18 +2,18 @@
 //! expression or statements in a frame (the console, hovers, a breakpoint's
 //! condition, a logpoint's `{expr}`), with the frame's locals and upvalues in
 //! scope. It runs on a fresh coroutine under the sandbox's rules with a budget of
-//! its own, so a runaway expression fails only itself; suspending calls are
+//! its own that aborts it as the run's limits abort a block (no `pcall` catches
+//! it), so a runaway expression fails only itself; suspending calls are
 //! refused while the run is paused. Assignments to the frame's locals and
 //! upvalues reach the frame.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mlua::thread::ThreadStatus;
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
-use super::control::VmDebug;
+use super::control::{VmControl, VmDebug};
 use super::errors::error_message;
 use super::frames::{self, SlotKind};
 
@@ -126,11 +126,12 @@ fn compile(lua: &Lua, code: &str, env: Table) -> Result<Function, String> {
     })
 }
 
-/// Runs `code` in the frame at `level` (globals only when None) and gives its
-/// first value (nil for statements); the error is the message to show.
+/// Runs `code` in the frame at `level` (globals only when None) of the VM
+/// `lua` (its `control` and debugger side `vm`) and gives its first value (nil
+/// for statements); the error is the message to show.
 pub fn evaluate(
     lua: &Lua,
-    vm: &VmDebug,
+    (control, vm): (&VmControl, &VmDebug),
     level: Option<usize>,
     code: &str,
 ) -> Result<Value, String> {
@@ -138,13 +139,13 @@ pub fn evaluate(
     let writes = Arc::new(Mutex::new(Vec::new()));
     let env = environment(lua, slots, writes.clone()).map_err(|e| error_message(&e))?;
     let function = compile(lua, code, env)?;
-    vm.eval_instructions.store(0, Ordering::SeqCst);
-    vm.evaluating.store(true, Ordering::SeqCst);
-    let ran = lua.create_thread(function).map(|thread| {
-        let result = thread.resume::<MultiValue>(());
-        (thread.status(), result)
-    });
-    vm.evaluating.store(false, Ordering::SeqCst);
+    let run = || {
+        lua.create_thread(function).map(|thread| {
+            let result = thread.resume::<MultiValue>(());
+            (thread.status(), result)
+        })
+    };
+    let ran = control.evaluation(vm, run);
     let value = match ran {
         Ok((ThreadStatus::Resumable, _)) => {
             return Err("the expression tried to wait; calls that suspend are not available while the run is paused".to_owned())
@@ -217,6 +218,78 @@ pub fn interpolate(message: &str, mut value_of: impl FnMut(&str) -> String) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::Limits;
+    use crate::run::context::debugger::{DebugListener, Debugger, Stop};
+    use crate::run::vm::{new_lua, VmControl};
+    use tokio_util::sync::CancellationToken;
+
+    struct Quiet;
+
+    impl DebugListener for Quiet {
+        fn stopped(&self, _: i64, _: &Stop) {}
+        fn thread(&self, _: i64, _: bool) {}
+        fn output(&self, _: &str) {}
+    }
+
+    /// A debugged VM of the H1 pass.
+    fn debugged() -> (Arc<VmControl>, Lua) {
+        let debugger = Arc::new(Debugger::new(Arc::new(Quiet)));
+        let vm = VmDebug::new(
+            debugger,
+            1,
+            (Vec::new(), "# T".to_owned(), vec![0]),
+            Vec::new(),
+            false,
+        );
+        let control = Arc::new(
+            VmControl::new(CancellationToken::new(), Limits::default()).with_debug(Some(vm)),
+        );
+        let lua = new_lua(&control).expect("a VM");
+        (control, lua)
+    }
+
+    #[test]
+    fn the_evaluation_budget_passes_through_every_pcall() {
+        let (control, lua) = debugged();
+        let vm = control.debug.as_ref().expect("debugged");
+        let run_used = || {
+            control
+                .instructions
+                .load(std::sync::atomic::Ordering::SeqCst)
+        };
+        let before = run_used();
+        for code in [
+            "while true do pcall(function() while true do end end) end",
+            "while true do xpcall(function() while true do end end, function(e) return e end) end",
+            "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
+            "while true do pcall(string.find, string.rep('a', 5000), '.-.-.-b') end",
+        ] {
+            assert_eq!(
+                evaluate(&lua, (&control, vm), None, code),
+                Err(eval_budget_message()),
+                "{code}"
+            );
+            // The VM's own run is not aborted, and the next evaluation works.
+            assert!(!control.is_aborted(), "{code}");
+            assert_eq!(
+                evaluate(&lua, (&control, vm), None, "1 + 1").map(|v| v.as_i64()),
+                Ok(Some(2))
+            );
+        }
+        // The VM's own budget was not charged by the evaluations.
+        assert_eq!(run_used(), before);
+        // An ordinary error is still caught by a pcall inside an evaluation.
+        assert_eq!(
+            evaluate(
+                &lua,
+                (&control, vm),
+                None,
+                "select(2, pcall(error, 'boom', 0))"
+            )
+            .map(|v| v.as_string().map(|s| s.to_string_lossy())),
+            Ok(Some("boom".to_owned()))
+        );
+    }
 
     #[test]
     fn logpoint_messages_interpolate_their_expressions() {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use mlua::{Lua, Table, Value};
 
-use super::control::VmDebug;
+use super::control::{VmControl, VmDebug};
 use super::errors::error_message;
 use super::eval::{self, evaluate};
 use super::frames::{self, SlotKind};
@@ -41,6 +41,7 @@ enum Node {
 /// A paused chain's answers.
 pub struct Inspector<'a> {
     lua: &'a Lua,
+    control: &'a VmControl,
     vm: &'a VmDebug,
     view: Option<Arc<dyn SectionView>>,
     frames: Vec<Frame>,
@@ -51,10 +52,16 @@ pub struct Inspector<'a> {
 
 impl<'a> Inspector<'a> {
     /// The inspector of a chain paused with `frames` (the first `own` of them
-    /// this VM's).
-    pub fn new(lua: &'a Lua, vm: &'a VmDebug, frames: Vec<Frame>, own: usize) -> Self {
+    /// this VM's), in the VM `lua` (its `control` and debugger side `vm`).
+    pub fn new(
+        lua: &'a Lua,
+        (control, vm): (&'a VmControl, &'a VmDebug),
+        frames: Vec<Frame>,
+        own: usize,
+    ) -> Self {
         Inspector {
             lua,
+            control,
             vm,
             view: vm.view(),
             frames,
@@ -83,7 +90,7 @@ impl<'a> Inspector<'a> {
                 whole,
             } => {
                 let level = self.level_of(frame);
-                match evaluate(self.lua, self.vm, level, &expression) {
+                match evaluate(self.lua, (self.control, self.vm), level, &expression) {
                     Ok(value) => Answer::Value(self.variable(expression, value, whole, false)),
                     Err(message) => Answer::Failed(message),
                 }
@@ -330,7 +337,7 @@ impl<'a> Inspector<'a> {
             Target::Slot(_, level) => Some(level),
             Target::VarField(_) => self.level_of(None),
         };
-        let value = evaluate(self.lua, self.vm, level, code)?;
+        let value = evaluate(self.lua, (self.control, self.vm), level, code)?;
         match target {
             Target::Slot(kind, level) => {
                 let slots = match kind {
@@ -395,10 +402,15 @@ pub fn logged(lua: &Lua, view: Option<&dyn SectionView>, value: &Value) -> Strin
 }
 
 /// A logpoint's message, each `{expression}` evaluated in the frame at `level`.
-pub fn log_message(lua: &Lua, vm: &VmDebug, level: Option<usize>, message: &str) -> String {
+pub fn log_message(
+    lua: &Lua,
+    (control, vm): (&VmControl, &VmDebug),
+    level: Option<usize>,
+    message: &str,
+) -> String {
     let view = vm.view();
     eval::interpolate(message, |expression| {
-        match evaluate(lua, vm, level, expression) {
+        match evaluate(lua, (control, vm), level, expression) {
             Ok(value) => logged(lua, view.as_deref(), &value),
             Err(error) => format!("<error: {error}>"),
         }

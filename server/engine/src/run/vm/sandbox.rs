@@ -12,11 +12,9 @@ use mlua::{Function, Lua, LuaOptions, StdLib, Value, VmState};
 
 use super::control::{Abort, VmControl};
 use super::debug_hook::{self, HookFunction, KeptHook};
-use super::errors::{convert_error, is_memory_error, usage_error};
-use super::eval::{eval_budget_message, EVAL_INSTRUCTIONS};
+use super::errors::{convert_error, is_memory_error};
 use super::functions::load_cached;
 use super::registry::{DRIVER_KEY, ERROR_KEY, PCALL_KEY, RAW_XPCALL_KEY, TOSTRING_KEY};
-use crate::error::EngineError;
 use crate::messages;
 use crate::run::patterns;
 
@@ -172,35 +170,14 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
     patterns::install(&lua, control)?;
 
     let hook_control = control.clone();
-    let budget = control.limits.lua_instructions;
     let hook: HookFunction = Arc::new(move |lua, debug| {
         if debug.event() == DebugEvent::Line {
             return debug_hook::on_line(lua, debug, &hook_control);
         }
-        if hook_control.cancel.is_cancelled() {
-            return Err(hook_control.abort(Abort::Error(EngineError::cancelled())));
-        }
-        if let Some(vm) = &hook_control.debug {
-            // The debugger's evaluation has a budget of its own and never yields.
-            if vm.evaluating.load(Ordering::Relaxed) {
-                let used = vm
-                    .eval_instructions
-                    .fetch_add(u64::from(HOOK_INTERVAL), Ordering::Relaxed);
-                if used + u64::from(HOOK_INTERVAL) > EVAL_INSTRUCTIONS {
-                    return Err(usage_error(eval_budget_message()));
-                }
-                return Ok(VmState::Continue);
-            }
-        }
-        let used = hook_control
-            .instructions
-            .fetch_add(u64::from(HOOK_INTERVAL), Ordering::Relaxed)
-            + u64::from(HOOK_INTERVAL);
-        if used > budget {
-            return Err(hook_control.abort(Abort::Error(EngineError::limit(
-                messages::instruction_limit(budget),
-            ))));
-        }
+        // The debugger's evaluation has a budget of its own and never yields.
+        let Some(used) = hook_control.charge(u64::from(HOOK_INTERVAL))? else {
+            return Ok(VmState::Continue);
+        };
         if let Some(vm) = &hook_control.debug {
             debug_hook::on_count(lua, &hook_control, vm)?;
         }
