@@ -417,6 +417,8 @@ fn flags_after_the_arguments_are_flags_and_a_double_dash_ends_them() {
         &["run", "examples/word-stats.md", "--", "--format", "json"],
     );
     assert_eq!(words.stdout, "2 words, 12 letters, 6.0 letters per word\n");
+}
+
 /// `--args-file` names a device or a pipe, or stdin never ends: refused at once
 /// (a device or a pipe before it is opened, stdin past 64 MiB), in bounded memory.
 #[test]
