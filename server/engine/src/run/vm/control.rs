@@ -9,12 +9,20 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use mlua::Lua;
 use tokio_util::sync::CancellationToken;
 
-use super::eval::{eval_budget_message, EVAL_INSTRUCTIONS};
 use crate::error::EngineError;
 use crate::host::Limits;
 use crate::messages;
 use crate::run::context::debugger::{Debugger, Frame, SectionView};
 use crate::run::location::{Located, SectionPath};
+
+/// The instructions one evaluation (a Debug Console expression, a breakpoint's
+/// condition, a logpoint) may run.
+pub const EVAL_INSTRUCTIONS: u64 = 10_000_000;
+
+/// The message of an evaluation past its budget.
+pub fn eval_budget_message() -> String {
+    format!("the expression ran past its budget of {EVAL_INSTRUCTIONS} instructions")
+}
 
 /// What ends a block early and passes through every `pcall`.
 #[derive(Debug, Clone)]

@@ -17,13 +17,7 @@ use super::control::{VmControl, VmDebug};
 use super::errors::error_message;
 use super::frames::{self, SlotKind};
 
-/// The instructions one evaluation may run.
-pub const EVAL_INSTRUCTIONS: u64 = 10_000_000;
-
-/// The message of an evaluation past its budget.
-pub fn eval_budget_message() -> String {
-    format!("the expression ran past its budget of {EVAL_INSTRUCTIONS} instructions")
-}
+pub use super::control::{eval_budget_message, EVAL_INSTRUCTIONS};
 
 /// A frame slot an evaluation can read and write.
 type Slots = HashMap<String, (SlotKind, i64, Value)>;
@@ -218,78 +212,6 @@ pub fn interpolate(message: &str, mut value_of: impl FnMut(&str) -> String) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::Limits;
-    use crate::run::context::debugger::{DebugListener, Debugger, Stop};
-    use crate::run::vm::{new_lua, VmControl};
-    use tokio_util::sync::CancellationToken;
-
-    struct Quiet;
-
-    impl DebugListener for Quiet {
-        fn stopped(&self, _: i64, _: &Stop) {}
-        fn thread(&self, _: i64, _: bool) {}
-        fn output(&self, _: &str) {}
-    }
-
-    /// A debugged VM of the H1 pass.
-    fn debugged() -> (Arc<VmControl>, Lua) {
-        let debugger = Arc::new(Debugger::new(Arc::new(Quiet)));
-        let vm = VmDebug::new(
-            debugger,
-            1,
-            (Vec::new(), "# T".to_owned(), vec![0]),
-            Vec::new(),
-            false,
-        );
-        let control = Arc::new(
-            VmControl::new(CancellationToken::new(), Limits::default()).with_debug(Some(vm)),
-        );
-        let lua = new_lua(&control).expect("a VM");
-        (control, lua)
-    }
-
-    #[test]
-    fn the_evaluation_budget_passes_through_every_pcall() {
-        let (control, lua) = debugged();
-        let vm = control.debug.as_ref().expect("debugged");
-        let run_used = || {
-            control
-                .instructions
-                .load(std::sync::atomic::Ordering::SeqCst)
-        };
-        let before = run_used();
-        for code in [
-            "while true do pcall(function() while true do end end) end",
-            "while true do xpcall(function() while true do end end, function(e) return e end) end",
-            "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
-            "while true do pcall(string.find, string.rep('a', 5000), '.-.-.-b') end",
-        ] {
-            assert_eq!(
-                evaluate(&lua, (&control, vm), None, code),
-                Err(eval_budget_message()),
-                "{code}"
-            );
-            // The VM's own run is not aborted, and the next evaluation works.
-            assert!(!control.is_aborted(), "{code}");
-            assert_eq!(
-                evaluate(&lua, (&control, vm), None, "1 + 1").map(|v| v.as_i64()),
-                Ok(Some(2))
-            );
-        }
-        // The VM's own budget was not charged by the evaluations.
-        assert_eq!(run_used(), before);
-        // An ordinary error is still caught by a pcall inside an evaluation.
-        assert_eq!(
-            evaluate(
-                &lua,
-                (&control, vm),
-                None,
-                "select(2, pcall(error, 'boom', 0))"
-            )
-            .map(|v| v.as_string().map(|s| s.to_string_lossy())),
-            Ok(Some("boom".to_owned()))
-        );
-    }
 
     #[test]
     fn logpoint_messages_interpolate_their_expressions() {

@@ -215,7 +215,13 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
 mod tests {
     use super::*;
     use crate::host::Limits;
+    use crate::run::context::debugger::{DebugListener, Debugger, Stop};
+    use crate::run::vm::control::VmDebug;
+    use crate::run::vm::eval::{eval_budget_message, evaluate};
     use tokio_util::sync::CancellationToken;
+
+    // The evaluation budget's test lives here, beside the VM it needs: the
+    // evaluator sits below the sandbox in the module layers.
 
     #[test]
     fn the_sandbox_has_no_escape_hatches() {
@@ -231,5 +237,73 @@ mod tests {
             .eval()
             .unwrap();
         assert!(present);
+    }
+
+    struct Quiet;
+
+    impl DebugListener for Quiet {
+        fn stopped(&self, _: i64, _: &Stop) {}
+        fn thread(&self, _: i64, _: bool) {}
+        fn output(&self, _: &str) {}
+    }
+
+    /// A debugged VM of the H1 pass.
+    fn debugged() -> (Arc<VmControl>, Lua) {
+        let debugger = Arc::new(Debugger::new(Arc::new(Quiet)));
+        let vm = VmDebug::new(
+            debugger,
+            1,
+            (Vec::new(), "# T".to_owned(), vec![0]),
+            Vec::new(),
+            false,
+        );
+        let control = Arc::new(
+            VmControl::new(CancellationToken::new(), Limits::default()).with_debug(Some(vm)),
+        );
+        let lua = new_lua(&control).expect("a VM");
+        (control, lua)
+    }
+
+    #[test]
+    fn the_evaluation_budget_passes_through_every_pcall() {
+        let (control, lua) = debugged();
+        let vm = control.debug.as_ref().expect("debugged");
+        let run_used = || {
+            control
+                .instructions
+                .load(std::sync::atomic::Ordering::SeqCst)
+        };
+        let before = run_used();
+        for code in [
+            "while true do pcall(function() while true do end end) end",
+            "while true do xpcall(function() while true do end end, function(e) return e end) end",
+            "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
+            "while true do pcall(string.find, string.rep('a', 5000), '.-.-.-b') end",
+        ] {
+            assert_eq!(
+                evaluate(&lua, (&control, vm), None, code),
+                Err(eval_budget_message()),
+                "{code}"
+            );
+            // The VM's own run is not aborted, and the next evaluation works.
+            assert!(!control.is_aborted(), "{code}");
+            assert_eq!(
+                evaluate(&lua, (&control, vm), None, "1 + 1").map(|v| v.as_i64()),
+                Ok(Some(2))
+            );
+        }
+        // The VM's own budget was not charged by the evaluations.
+        assert_eq!(run_used(), before);
+        // An ordinary error is still caught by a pcall inside an evaluation.
+        assert_eq!(
+            evaluate(
+                &lua,
+                (&control, vm),
+                None,
+                "select(2, pcall(error, 'boom', 0))"
+            )
+            .map(|v| v.as_string().map(|s| s.to_string_lossy())),
+            Ok(Some("boom".to_owned()))
+        );
     }
 }
