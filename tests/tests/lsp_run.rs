@@ -1,8 +1,9 @@
 //! Running prompts from the editor (`editor.md` §2) over stdio on the real binary:
 //! `workspace/executeCommand`, the `promptforge/runEvent` stream in order, runs of
 //! unsaved text and several at once, cancellation (a Lua loop, a model request,
-//! an MCP tool call, `shutdown`), `promptforge/ask` and work-done progress. The
-//! failures shown in place, test-file runs and code lenses are `lsp_run_tests.rs`.
+//! an MCP tool call, `shutdown`), no MCP server left after `exit`,
+//! `promptforge/ask` and work-done progress. The failures shown in place,
+//! test-file runs and code lenses are `lsp_run_tests.rs`.
 
 mod lsp_run_support;
 
@@ -480,7 +481,6 @@ fn shutdown_cancels_the_runs() {
 /// run before the process ends: no MCP server a run started is left behind, even
 /// one that would outlive the end of its input.
 #[test]
-#[ignore = "flaky on CI: the run ends before its MCP server's process is dropped and killed, so a server that outlives its input can survive the exit; kept as the reproduction"]
 fn exit_without_shutdown_cancels_the_runs_and_leaves_no_process() {
     if node_missing() {
         return;
@@ -492,6 +492,34 @@ fn exit_without_shutdown_cancels_the_runs_and_leaves_no_process() {
     events_until(&mut client, &run_id, |e| e["type"] == "toolCall");
     let servers = children_of(client.pid(), "mcp_stub");
     assert!(!servers.is_empty(), "the run started its MCP server");
+    assert_eq!(client.exit_without_shutdown(), Some(1));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while servers.iter().any(|&pid| alive(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<u32> = servers.into_iter().filter(|&pid| alive(pid)).collect();
+    assert!(left.is_empty(), "MCP servers left behind: {left:?}");
+}
+
+/// `exit` while the catalog still starts a declared Plugin's MCP server (one that
+/// never answers and does not end with its input): that server is not left behind
+/// either.
+#[test]
+fn exit_while_the_catalog_starts_a_server_leaves_no_process() {
+    let config = format!("{CONFIG}[plugin.\"acme/mute\"]\ncommand = \"sleep\"\nargs = [\"600\"]\n");
+    let scratch = workspace("lsp-exit-catalog", &config);
+    let text = prompt("plugins: [acme/mute]\n", "return 'x'");
+    scratch.write("p.md", &text);
+    let uri = file_uri(&scratch, "p.md");
+    let mut client = start(&scratch, json!({}));
+    client.open(&uri, 1, &text);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut servers = Vec::new();
+    while servers.is_empty() && Instant::now() < deadline {
+        servers = children_of(client.pid(), "sleep");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!servers.is_empty(), "the catalog started the server");
     assert_eq!(client.exit_without_shutdown(), Some(1));
     let deadline = Instant::now() + Duration::from_secs(5);
     while servers.iter().any(|&pid| alive(pid)) && Instant::now() < deadline {

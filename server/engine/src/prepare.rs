@@ -9,7 +9,7 @@ use promptforge_syntax::{Analysis, Document, Sections};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Position, RunError, RunErrorKind};
-use crate::harness::{conflicting_pairs, Activation, Catalog, Plugin, Tool};
+use crate::harness::{conflicting_pairs, Activation, Catalog, Plugin, RunEnd, Tool};
 use crate::host::{Host, HostModel};
 use crate::messages;
 use crate::requirements::{self, CatalogView, PluginState, PluginView, ToolInfo};
@@ -68,6 +68,10 @@ pub struct Prepared {
     pub round_cap: u32,
     /// Log lines of prepare (skipped optional Plugins, refused tools).
     pub log: Vec<String>,
+    /// The end of the run it was prepared for: [`crate::run::run`] reaches it
+    /// when it returns (or its future is dropped), which kills the processes its
+    /// Plugins started, so a prompt is prepared for one run.
+    pub end: RunEnd,
     /// The first slot of each alias, by alias.
     slot_index: HashMap<String, usize>,
     /// The first label declaration of each name, by name.
@@ -123,7 +127,8 @@ pub fn first_parse_error(text: &str, analysis: &Analysis) -> Option<RunError> {
 }
 
 /// Prepares a parsed prompt against `host`; `store` and `cancel` are the run's,
-/// handed to the Plugins as they activate.
+/// handed to the Plugins as they activate. A refusal (or this future dropped)
+/// ends the run at once: what the Plugins activated so far started is undone.
 pub async fn prepare(
     text: &str,
     analysis: &Analysis,
@@ -140,6 +145,8 @@ pub async fn prepare(
             "a prompt without frontmatter passed the parse",
         ));
     };
+    let end = RunEnd::default();
+    let refused = end.guard();
     let mut log = Vec::new();
     let declared: Vec<Declared> = frontmatter
         .plugins
@@ -175,7 +182,8 @@ pub async fn prepare(
             // With a conflict nothing activates.
             Some(_) if !conflicts.is_empty() => PluginState::Pending,
             Some(plugin) => {
-                let activation = Activation::new(store.clone(), cancel.clone(), host.services());
+                let activation =
+                    Activation::new(store.clone(), cancel.clone(), host.services()).for_run(&end);
                 let activation_log = activation.log.clone();
                 let activated = plugin.activate(activation).await;
                 // What the Plugin skipped while activating (an MCP tool whose name
@@ -250,6 +258,7 @@ pub async fn prepare(
         }
     }
 
+    refused.disarm();
     Ok(Prepared {
         slot_index: first_positions(slots.iter().map(|s| s.alias.as_str())),
         label_index: first_positions(labels.iter().map(|l| l.label.as_str())),
@@ -265,6 +274,7 @@ pub async fn prepare(
         labels,
         round_cap: frontmatter.round_cap(),
         log,
+        end,
     })
 }
 

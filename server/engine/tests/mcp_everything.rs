@@ -10,11 +10,14 @@
 
 mod mcp_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_common::{everything, host_env, repo_root, stub, ID};
+use mcp_common::{
+    alive, children, everything, gone, host_env, read_pid, repo_root, stub, temp_file, wait_until,
+    ID,
+};
 use promptforge_engine::harness::{ActivationError, OutputKind, Plugin, Tool, Trust};
 use promptforge_engine::host::config::PluginConfig;
 use promptforge_engine::plugins::mcp::McpPlugin;
@@ -70,50 +73,6 @@ fn find<'a>(tools: &'a [Arc<dyn Tool>], short: &str) -> &'a Arc<dyn Tool> {
         .unwrap_or_else(|| panic!("no tool {short}"))
 }
 
-/// True while `pid` is a live (not zombie) process.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-/// True once `/proc/{pid}` is gone (the process was reaped).
-fn gone(pid: u32) -> bool {
-    !Path::new(&format!("/proc/{pid}")).exists()
-}
-
-async fn wait_until(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// The children of `pid`.
-fn children(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(child) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let parent = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok());
-        if parent == Some(pid) {
-            found.push(child);
-        }
-    }
-    found
-}
-
 /// A plugin running server-everything under `sh`, which writes its pid to a file:
 /// the server is then the shell's child (a grandchild of the test).
 fn wrapped_everything(pid_file: &Path) -> McpPlugin {
@@ -123,25 +82,6 @@ fn wrapped_everything(pid_file: &Path) -> McpPlugin {
         everything().display()
     );
     plugin_of("sh", &["-c", &script])
-}
-
-fn temp_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pf-mcp-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
-}
-
-async fn read_pid(file: &Path) -> u32 {
-    wait_until("the pid file", || {
-        std::fs::read_to_string(file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())
-    })
-    .await;
-    std::fs::read_to_string(file)
-        .ok()
-        .and_then(|t| t.trim().parse().ok())
-        .unwrap_or_default()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,14 +1,23 @@
 //! MCP servers as Plugins of a prompt (`host.md` §3), against the real reference
 //! server `@modelcontextprotocol/server-everything` and a small stub server: a
-//! prompt's Lua and a scripted model call the server's tools through their aliases.
+//! prompt's Lua and a scripted model call the server's tools through their aliases,
+//! and the server ends with the run.
 //! They need `node` and `npm` on `PATH` (see `mcp_common`).
 
 mod mcp_common;
 
-use mcp_common::{everything, host_env, repo_root, stub, ID};
-use promptforge_engine::testing::{add_script, counts, envelope, nonce, prompt, run_async};
-use promptforge_engine::{Host, Outcome, RunOptions};
+use std::path::Path;
+use std::sync::Arc;
+
+use mcp_common::{
+    alive, children, everything, host_env, read_pid, repo_root, stub, temp_file, wait_until, ID,
+};
+use promptforge_engine::testing::{
+    add_script, counts, envelope, nonce, prepare_text, prompt, run_async,
+};
+use promptforge_engine::{run, Host, Outcome, RunErrorKind, RunEvents, RunOptions, Store};
 use promptforge_syntax::test_file::{Round, ScriptedCall, Spanned};
+use tokio_util::sync::CancellationToken;
 
 /// A Host whose configuration has the `[plugin."acme/everything"]` table.
 fn everything_host() -> Host {
@@ -251,4 +260,71 @@ async fn skipped_tool_names_reach_the_run_log() {
             "MCP server acme/everything: skipped the tool \"echo\": the server lists it twice",
         ]
     );
+}
+
+/// A Host whose `acme/everything` Plugin is the stub server started by `sh`: the
+/// shell writes its pid to `pid_file` and waits for the stub, its child.
+fn wrapped_stub_host(pid_file: &Path) -> Host {
+    let script = format!(
+        "echo $$ > '{}'; node '{}'; exit 0",
+        pid_file.display(),
+        stub().display()
+    );
+    let text = format!("[plugin.\"{ID}\"]\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n");
+    let config =
+        promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
+    Host::with_env(config, &host_env).unwrap()
+}
+
+/// Cancels the run as its first tool call starts.
+struct CancelOnCall(CancellationToken);
+
+impl RunEvents for CancelOnCall {
+    fn tool_call(&self, _alias: &str, _path: Option<&str>, _call_id: &str) {
+        self.0.cancel();
+    }
+}
+
+/// A run's MCP server, and what it started, is killed when the run ends, however
+/// it ends (finished, failed, cancelled in a call), even while one of its tools is
+/// still held elsewhere (a task of the run, a cache): not when the last one goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_server_and_its_children_are_killed_when_the_run_ends() {
+    let endings = [
+        ("finished", "return 'done'", None),
+        ("failed", "error('boom')", Some(RunErrorKind::Lua)),
+        (
+            "cancelled",
+            "tools.call('slow', {})\nreturn 'never'",
+            Some(RunErrorKind::Cancelled),
+        ),
+    ];
+    for (ending, code, kind) in endings {
+        let pid_file = temp_file(&format!("{ending}.pid"));
+        let host = wrapped_stub_host(&pid_file);
+        let text = everything_prompt(&format!("tools:\n  slow: {ID}/slow\n"), code);
+        let prepared = prepare_text(&text, &host)
+            .await
+            .expect("the prompt prepares");
+        let held = prepared.slot("slow").and_then(|s| s.tool.clone());
+        assert!(held.is_some(), "{ending}: the slot is bound");
+        let shell = read_pid(&pid_file).await;
+        let stub = children(shell);
+        assert_eq!(stub.len(), 1, "{ending}: the shell runs the stub");
+        let cancel = CancellationToken::new();
+        let options = RunOptions {
+            cancel: cancel.clone(),
+            ..RunOptions::default()
+        };
+        let store = Arc::new(Store::in_memory());
+        let events = Arc::new(CancelOnCall(cancel));
+        let outcome = run(Arc::new(prepared), Arc::new(host), store, options, events).await;
+        assert_eq!(outcome.error.map(|e| e.kind), kind, "{ending}");
+        wait_until(&format!("{ending}: the shell to die"), || !alive(shell)).await;
+        wait_until(&format!("{ending}: the stub to die"), || {
+            stub.iter().all(|&pid| !alive(pid))
+        })
+        .await;
+        drop(held);
+    }
 }

@@ -146,7 +146,13 @@ pub fn run_stdio() -> std::io::Result<bool> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let shut_down = runtime.block_on(serve_stdio());
+    let shut_down = runtime.block_on(async {
+        let shut_down = serve_stdio().await;
+        // A run that had not ended by then (its threads starved, say) leaves no
+        // MCP server behind either.
+        promptforge_engine::plugins::mcp::kill_all_servers();
+        shut_down
+    });
     // The blocked stdin read would otherwise keep the process waiting for input.
     runtime.shutdown_background();
     Ok(shut_down)

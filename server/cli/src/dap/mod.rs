@@ -45,7 +45,12 @@ pub fn run(global: &GlobalArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let exit = runtime.block_on(serve(global.clone()));
+    let exit = runtime.block_on(async {
+        let exit = serve(global.clone()).await;
+        // No MCP server of a run still going outlives the session.
+        promptforge_engine::plugins::mcp::kill_all_servers();
+        exit
+    });
     // The blocked stdin read would otherwise keep the process waiting for input.
     runtime.shutdown_background();
     exit

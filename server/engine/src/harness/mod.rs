@@ -3,6 +3,7 @@
 
 pub mod parameters;
 pub mod plugin;
+pub mod run_end;
 pub mod tool;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -10,6 +11,7 @@ use std::sync::Arc;
 
 pub use parameters::parameter_lines;
 pub use plugin::{Activation, ActivationError, ActivationLog, Plugin, Services};
+pub use run_end::{EndGuard, RunEnd};
 pub use tool::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
 
 use crate::messages;

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
+use crate::harness::run_end::RunEnd;
 use crate::harness::tool::Tool;
 use crate::input::{InputBroker, INPUT_BROKER_SERVICE};
 use crate::store::Store;
@@ -44,13 +45,17 @@ impl std::fmt::Debug for Services {
 }
 
 /// What a Plugin receives when it activates: only the run's filesystem, its cancel
-/// signal and the Host's services, plus where it writes its run log lines.
+/// signal, its end and the Host's services, plus where it writes its run log lines.
 #[derive(Debug, Clone)]
 pub struct Activation {
     /// The run's store: the files its tools read and write are the ones the store sees.
     pub filesystem: Arc<Store>,
     /// Fires when the run is cancelled.
     pub cancel: CancellationToken,
+    /// The end of the run: what the Plugin starts for the run (a process) is
+    /// undone there ([`RunEnd::on_end`]), however the run ends. An activation
+    /// outside a run (listing a catalog) has an end of its own, never reached.
+    pub end: RunEnd,
     /// The Host's services.
     pub services: Services,
     /// The run log lines of this activation (such as the tools an MCP server lists
@@ -59,14 +64,21 @@ pub struct Activation {
 }
 
 impl Activation {
-    /// An activation with an empty log.
+    /// An activation with an empty log and an end of its own.
     pub fn new(filesystem: Arc<Store>, cancel: CancellationToken, services: Services) -> Self {
         Activation {
             filesystem,
             cancel,
+            end: RunEnd::default(),
             services,
             log: ActivationLog::default(),
         }
+    }
+
+    /// The activation for the run whose end is `end`.
+    pub fn for_run(mut self, end: &RunEnd) -> Self {
+        self.end = end.clone();
+        self
     }
 }
 

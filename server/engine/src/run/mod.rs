@@ -79,7 +79,8 @@ impl Outcome {
     }
 }
 
-/// Runs a prepared prompt.
+/// Runs a prepared prompt; when it returns, the run has ended
+/// ([`crate::harness::RunEnd`]).
 pub async fn run(
     prepared: Arc<Prepared>,
     host: Arc<Host>,
@@ -87,6 +88,9 @@ pub async fn run(
     options: RunOptions,
     events: Arc<dyn RunEvents>,
 ) -> Outcome {
+    // However the run ends (or if its future is dropped), its Plugins' processes
+    // end with it, not when the last reference to one of their tools goes.
+    let _end = prepared.end.guard();
     let started = Instant::now();
     let identity = match RunIdentity::new(options.seed) {
         Ok(identity) => identity,

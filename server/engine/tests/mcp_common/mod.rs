@@ -1,11 +1,12 @@
 //! Helpers of the MCP suites (`mcp_everything`, `mcp_prompts`): the reference server
 //! `@modelcontextprotocol/server-everything` (found at `$PROMPTFORGE_MCP_EVERYTHING`,
 //! its `dist/index.js`, else in `<repo>/target/mcp`, installed there by
-//! `scripts/install-mcp-everything.sh` when missing), the stub server, and the Host
-//! environment the tests map.
+//! `scripts/install-mcp-everything.sh` when missing), the stub server, the Host
+//! environment the tests map, and the processes a server leaves (or not).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The Plugin id the suites give the server.
 pub const ID: &str = "acme/everything";
@@ -67,4 +68,70 @@ pub fn host_env(name: &str) -> Option<String> {
         "CORP_TOKEN" => Some("tok-123".to_owned()),
         _ => std::env::var(name).ok(),
     }
+}
+
+/// True while `pid` is a live (not zombie) process.
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// True once `/proc/{pid}` is gone (the process was reaped).
+pub fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Waits until `check` holds, at most 5 s (the test fails then, naming `what`).
+pub async fn wait_until(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The children of `pid`.
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(child) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if parent == Some(pid) {
+            found.push(child);
+        }
+    }
+    found
+}
+
+/// A path `name` in this test process's temporary folder, with no file there.
+pub fn temp_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pf-mcp-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The pid a shell wrote to `file`, once it is there.
+pub async fn read_pid(file: &Path) -> u32 {
+    wait_until("the pid file", || {
+        std::fs::read_to_string(file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())
+    })
+    .await;
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or_default()
 }

@@ -30,10 +30,15 @@
 //!   JSON, else a failure. Otherwise text blocks are joined with newlines and other
 //!   blocks summarized (`[image: image/png, 1234 bytes]`). `isError` makes the
 //!   call fail with the result's text (cut to 500 characters).
-//! - **Lifetime.** The server lives while the run holds one of its tools: it is
-//!   killed (with its whole process group) when the run's cancel signal fires, and
-//!   when the last tool is dropped; a cancelled call returns at once and sends
-//!   `notifications/cancelled`. Tool calls have no timeout of their own.
+//! - **Lifetime.** The server lives as long as the run: it is killed (with its
+//!   whole process group, so what it started dies too) when the run ends, however
+//!   it ends ([`crate::harness::RunEnd`]: finished, failed, refused by prepare,
+//!   cancelled, or its future dropped), even while a task or a cache still holds
+//!   one of its tools. The run's cancel signal kills it too, at once, and so does
+//!   dropping its last tool (an activation outside a run: a catalog listing). A
+//!   cancelled call returns at once and sends `notifications/cancelled`. Tool
+//!   calls have no timeout of their own. A program ending before its runs have
+//!   kills the servers still running ([`kill_all_servers`]).
 
 mod messages;
 mod process;
@@ -67,6 +72,14 @@ const CLOSED_GRACE: Duration = Duration::from_millis(300);
 
 /// The Host variables every server receives (when set).
 pub const INHERITED_ENV: [&str; 6] = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// Kills every MCP server this process started that still runs, with its process
+/// group: for a program that ends before all its runs have (a language server or
+/// debug adapter whose session ends while a run still unwinds, a second Ctrl-C),
+/// so that no server outlives it.
+pub fn kill_all_servers() {
+    process::kill_all();
+}
 
 /// An MCP server registered as a Plugin.
 pub struct McpPlugin {
@@ -251,6 +264,7 @@ impl Plugin for McpPlugin {
         let launch = self.launch.as_ref().map_err(ActivationError::new)?;
         let cancel = activation.cancel;
         let run_log = activation.log;
+        let run_end = activation.end;
         if cancel.is_cancelled() {
             return Err(ActivationError::new(messages::ACTIVATION_CANCELLED));
         }
@@ -258,7 +272,13 @@ impl Plugin for McpPlugin {
             let detail = format!("cannot run {}: {e}", launch.program.display());
             ActivationError::new(messages::did_not_start(&detail))
         })?;
-        let process = Arc::new(process);
+        // The server ends with the run, whoever still holds one of its tools then.
+        let ended = Arc::downgrade(&process);
+        run_end.on_end(move || {
+            if let Some(process) = ended.upgrade() {
+                process.kill();
+            }
+        });
         let start = async {
             let client = client_config()
                 .serve(pipes)

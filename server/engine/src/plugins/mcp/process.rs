@@ -1,11 +1,13 @@
 //! The MCP server's child process: started in a process group of its own, with
 //! stdin/stdout as the MCP stdio transport and stderr kept (its last line only) for
-//! failure reasons; killed with its whole group, and reaped.
+//! failure reasons; killed with its whole group, and reaped. Every server started
+//! is known (weakly) until it is dropped, so a program that ends can kill those
+//! still running ([`kill_all`]).
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
@@ -44,6 +46,17 @@ pub(crate) struct ServerProcess {
 /// The transport halves of a started server.
 pub(crate) type Pipes = (ChildStdout, ChildStdin);
 
+/// The servers started and not dropped yet.
+static STARTED: Mutex<Vec<Weak<ServerProcess>>> = Mutex::new(Vec::new());
+
+/// Kills every server started and not dropped yet (one already killed is left).
+pub(crate) fn kill_all() {
+    let started = std::mem::take(&mut *lock(&STARTED));
+    for process in started.iter().filter_map(Weak::upgrade) {
+        process.kill();
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
@@ -52,7 +65,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl ServerProcess {
     /// Starts the server; the error is the operating system's reason.
-    pub(crate) fn spawn(launch: &Launch) -> std::io::Result<(ServerProcess, Pipes)> {
+    pub(crate) fn spawn(launch: &Launch) -> std::io::Result<(Arc<ServerProcess>, Pipes)> {
         let mut command = Command::new(&launch.program);
         command
             .args(&launch.args)
@@ -84,12 +97,15 @@ impl ServerProcess {
             }
             None => stderr_done.cancel(),
         }
-        let process = ServerProcess {
+        let process = Arc::new(ServerProcess {
             pid: child.id(),
             child: Mutex::new(Some(child)),
             stderr_tail,
             stderr_done,
-        };
+        });
+        let mut started = lock(&STARTED);
+        started.retain(|known| known.strong_count() > 0);
+        started.push(Arc::downgrade(&process));
         Ok((process, (stdout, stdin)))
     }
 
@@ -181,4 +197,57 @@ fn keep_line(line: &[u8], tail: &Mutex<String>) {
         short.push('…');
     }
     *lock(tail) = short;
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// True once `pid` has exited (a zombie counts: it runs no more).
+    fn ended(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+    }
+
+    #[tokio::test]
+    async fn kill_all_ends_every_server_still_running_and_what_it_started() {
+        let launch = Launch {
+            program: "sh".into(),
+            args: vec!["-c".into(), "sleep 600; exit 0".into()],
+            env: std::env::var("PATH")
+                .map(|path| vec![("PATH".to_owned(), path)])
+                .unwrap_or_default(),
+            cwd: None,
+        };
+        let (first, _first_pipes) = ServerProcess::spawn(&launch).unwrap();
+        let (second, _second_pipes) = ServerProcess::spawn(&launch).unwrap();
+        let shells = [first.pid.unwrap(), second.pid.unwrap()];
+        kill_all();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !shells.iter().all(|&pid| ended(pid)) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the servers still run"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Their groups went with them: no `sleep` of theirs is left.
+        for shell in shells {
+            let left = std::fs::read_dir("/proc")
+                .unwrap()
+                .flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+                .filter(|stat| {
+                    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+                    // `state ppid pgrp`: the process group is the third field.
+                    let fields: Vec<&str> = after.split_whitespace().collect();
+                    fields.get(2) == Some(&shell.to_string().as_str())
+                        && fields.first() != Some(&"Z")
+                })
+                .count();
+            assert_eq!(left, 0, "the process group {shell} still runs");
+        }
+    }
 }

@@ -16,8 +16,9 @@ use crate::harness::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
 /// The longest failure text a tool returns, in characters.
 const FAILURE_CHARS: usize = 500;
 
-/// One activation's server: the MCP session and its process. Dropped with the last
-/// tool of the run, which kills the process; `closed` then ends the cancel watcher.
+/// One activation's server: the MCP session and its process. The process is
+/// killed when the run ends (see the module's Lifetime), or at the latest when
+/// the last tool is dropped with this; `closed` then ends the cancel watcher.
 pub(crate) struct Server {
     pub(crate) client: RunningService<RoleClient, ClientConfig>,
     pub(crate) process: Arc<ServerProcess>,
