@@ -51,7 +51,12 @@ impl Setup {
 impl DapClient {
     /// Starts `promptforge dap`.
     pub fn start() -> Self {
-        let mut command = Command::new(binary());
+        Self::start_binary(binary())
+    }
+
+    /// Starts `program dap` (another build of `promptforge`, for benchmarks).
+    pub fn start_binary(program: &Path) -> Self {
+        let mut command = Command::new(program);
         command
             .arg("dap")
             .stderr(Stdio::null())
@@ -64,6 +69,11 @@ impl DapClient {
             seq: 0,
             pending: Vec::new(),
         }
+    }
+
+    /// The adapter's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends the request `command`; its `seq`.
