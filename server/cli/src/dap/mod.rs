@@ -71,7 +71,13 @@ async fn serve(global: GlobalArgs) -> Exit {
         match reader.next_frame().await {
             Ok(Some(body)) => match protocol::request_of(&body) {
                 Ok(request) => {
-                    let handled = AssertUnwindSafe(session.handle(request.clone()))
+                    // What a refusal names of the request (its arguments may be large).
+                    let named = protocol::Request {
+                        seq: request.seq,
+                        command: request.command.clone(),
+                        arguments: serde_json::Value::Null,
+                    };
+                    let handled = AssertUnwindSafe(session.handle(request))
                         .catch_unwind()
                         .await;
                     match handled {
@@ -80,7 +86,7 @@ async fn serve(global: GlobalArgs) -> Exit {
                         Err(panic) => {
                             let text = payload_text(panic.as_ref());
                             let message = format!("internal error: {text}");
-                            out.refuse(&request, &message).await;
+                            out.refuse(&named, &message).await;
                         }
                     }
                 }
