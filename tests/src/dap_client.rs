@@ -87,9 +87,22 @@ impl DapClient {
 
     /// Writes raw bytes to the adapter's stdin.
     pub fn write(&mut self, bytes: &[u8]) {
+        self.try_write(bytes).expect("write");
+    }
+
+    /// Writes raw bytes to the adapter's stdin; the error when it stopped reading.
+    pub fn try_write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
-        self.stdin.write_all(bytes).expect("write");
-        self.stdin.flush().expect("flush");
+        self.stdin.write_all(bytes)?;
+        self.stdin.flush()
+    }
+
+    /// The next message within `wait`, kept with the others; None when none came
+    /// (or the adapter closed its output).
+    pub fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let message = self.incoming.recv_timeout(wait).ok()?;
+        self.pending.push(message.clone());
+        Some(message)
     }
 
     /// The first message (received or still to come) `pick` accepts.
