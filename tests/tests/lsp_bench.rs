@@ -263,6 +263,33 @@ fn bench_huge_block() {
         diagnostics.len(),
         peak_kib(client.pid()).unwrap_or(0) / 1024
     );
+
+    // The most the analysis reads of one document: four blocks of 255 KiB that
+    // call the Lua API on every line, in a fresh server.
+    let mut client = hostile_server(&scratch);
+    let mut block = String::new();
+    let mut i = 0;
+    while block.len() < 255 * 1024 {
+        block.push_str(&format!(
+            "page{i} = tools.call('fetch', {{ url = args .. '{i}' }})\n"
+        ));
+        i += 1;
+    }
+    let fence = format!("```lua\nlocal function f{{}}()\n{block}end\n```\n\n");
+    let sections: String = (0..4)
+        .map(|n| format!("## S{n}\n\n{}", fence.replace("f{}", &format!("f{n}"))))
+        .collect();
+    let text = format!("---\nname: budget\ndescription: d\npromptforge: 0\nplugins: [promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\n---\n\n# Budget\n\n{sections}");
+    let doc = uri("budget.md");
+    let sent = Instant::now();
+    client.open(&doc, 1, &text);
+    let diagnostics = client.diagnostics(&doc, 1);
+    println!(
+        "didOpen of four Lua blocks of 255 KiB -> first diagnostics ({} of them): {:?}; peak memory {} MiB",
+        diagnostics.len(),
+        sent.elapsed(),
+        peak_kib(client.pid()).unwrap_or(0) / 1024
+    );
 }
 
 /// A run from the editor that logs empty lines until the log limit (the trust

@@ -83,9 +83,11 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
     if global.verbose {
         eprintln!("{checked} file(s) checked, {} problem(s)", problems.len());
     }
-    let failing = problems
-        .iter()
-        .any(|p| p.severity == Severity::Error || args.deny_warnings());
+    let failing = problems.iter().any(|p| match p.severity {
+        Severity::Error => true,
+        Severity::Warning => args.deny_warnings(),
+        Severity::Information => false,
+    });
     if !errors.is_empty() {
         Exit::Usage
     } else if failing {

@@ -1,9 +1,12 @@
-//! The GitHub Actions format: one `::error` (or `::warning`) workflow command per problem.
+//! The GitHub Actions format: one `::error`, `::warning` or `::notice` workflow
+//! command per problem.
 //!
 //! Escaping follows the workflow-command rules of GitHub's toolkit: in the
 //! message `%`, `\r` and `\n`; in property values also `:` and `,`.
 
 use std::io::{self, Write};
+
+use promptforge_syntax::Severity;
 
 use crate::problem::Problem;
 
@@ -23,7 +26,10 @@ pub fn command(problem: &Problem) -> String {
         properties.push_str(&format!(",line={line},col={column}"));
     }
     properties.push_str(&format!(",title={}", escape_property(problem.kind)));
-    let command = problem.severity.as_str();
+    let command = match problem.severity {
+        Severity::Information => "notice",
+        other => other.as_str(),
+    };
     format!(
         "::{command} {properties}::{}",
         escape_data(&problem.message)

@@ -72,6 +72,7 @@ pub fn render(snapshot: &Snapshot, diagnostic: &promptforge_syntax::Diagnostic) 
         severity: Some(match diagnostic.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Information => DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(diagnostic.code.name().to_owned())),
         source: Some(SOURCE.to_owned()),

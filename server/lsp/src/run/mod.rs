@@ -131,6 +131,11 @@ pub struct SessionRuns {
 }
 
 impl SessionRuns {
+    /// A token that fires when the session shuts down or ends.
+    pub fn ended(&self) -> CancellationToken {
+        self.cancel.child_token()
+    }
+
     /// Cancels every run and waits until all have ended, at most `limit`; false
     /// when some had not ended by then. Called when the session ends however it
     /// ends (`exit` with or without `shutdown`, the input closing), so that no run
@@ -198,7 +203,8 @@ impl Runner {
             .map_err(|e| format!("{uri} is not open and cannot be read: {e}"))?;
         let parsed = promptforge_syntax::ParsedFile::new(text);
         let encoding = self.encoding.get().copied().unwrap_or_default();
-        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, Arc::default(), false);
+        let analysis = (Arc::default(), CancellationToken::new());
+        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, analysis, false);
         Ok(Source {
             snapshot: Arc::new(snapshot),
             open: false,

@@ -34,14 +34,17 @@ pub enum Severity {
     Error,
     /// The run goes ahead without it.
     Warning,
+    /// Nothing is wrong: what the analysis did not do, and why.
+    Information,
 }
 
 impl Severity {
-    /// `error` or `warning`, as printed.
+    /// `error`, `warning` or `info`, as printed.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Information => "info",
         }
     }
 }
@@ -147,6 +150,15 @@ pub enum Code {
     OlderApi { member: String },
     /// A `tools.calls` key that is neither a slot nor a local tool of the section.
     UnknownCallsKey { key: String },
+    // ---- What the analysis leaves out (the trust issue) ----
+    /// A Lua block the static checks and the editor's Lua features do not read:
+    /// its size, and the limit it is past (of one block, or of the document's
+    /// blocks together when `whole_document`).
+    LuaBlockNotRead {
+        bytes: usize,
+        limit: usize,
+        whole_document: bool,
+    },
     // ---- Prepare against the Host's catalog (the Tools chapter) ----
     /// A required Plugin the Host lacks, that failed, or that contributed no tools.
     MissingPlugin { id: String },
@@ -237,6 +249,11 @@ impl Code {
             }
             Code::OlderApi { member } => messages::older_api(member).unwrap_or_default().to_owned(),
             Code::UnknownCallsKey { key } => messages::calls_key_unknown(key),
+            Code::LuaBlockNotRead {
+                bytes,
+                limit,
+                whole_document,
+            } => messages::lua_block_not_read(*bytes, *limit, *whole_document),
             Code::MissingPlugin { id } => {
                 messages::notice_line_alone(&messages::missing_plugin(id)).to_owned()
             }
@@ -307,6 +324,7 @@ impl Code {
             Code::UndeclaredModelLabel { .. } => "UndeclaredModelLabel",
             Code::OlderApi { .. } => "OlderApi",
             Code::UnknownCallsKey { .. } => "UnknownCallsKey",
+            Code::LuaBlockNotRead { .. } => "LuaBlockNotRead",
             Code::UnboundModelLabel { .. } => "Binding",
             Code::Configuration { .. } => "Configuration",
             Code::TestFile(_) => "TestFile",
@@ -322,6 +340,7 @@ impl Code {
             | Code::UnknownToolPath { .. }
             | Code::Configuration { .. }
             | Code::UnknownAlias { .. } => Severity::Warning,
+            Code::LuaBlockNotRead { .. } => Severity::Information,
             _ => Severity::Error,
         }
     }
