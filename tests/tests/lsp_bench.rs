@@ -317,10 +317,10 @@ fn bench_log_flood() {
         }
     };
     println!(
-        "`while true do log('') end` from the editor -> {}: {:?}, {count} runEvent notifications, {} MB of JSON; server peak memory {} MiB",
+        "`while true do log('') end` from the editor -> {}: {:?}, {count} runEvent notifications, {} KiB of JSON; server peak memory {} MiB",
         end["kind"],
         sent.elapsed(),
-        bytes / 1_000_000,
+        bytes / 1024,
         peak_kib(client.pid()).unwrap_or(0) / 1024
     );
 }
