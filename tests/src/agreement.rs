@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::{run_in, Scratch};
 
-/// One diagnostic: its stable code, `error` or `warning`, its message and its
+/// One diagnostic: its stable code, `error`, `warning` or `info`, its message and its
 /// LSP range (UTF-16 columns).
 pub type Agreed = (String, String, String, Value);
 
@@ -31,6 +31,7 @@ pub fn published(diagnostics: &[Value]) -> Vec<Agreed> {
         .map(|d| {
             let severity = match d["severity"].as_i64() {
                 Some(2) => "warning",
+                Some(3) => "info",
                 _ => "error",
             };
             (

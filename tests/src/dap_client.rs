@@ -51,17 +51,22 @@ impl Setup {
 impl DapClient {
     /// Starts `promptforge dap`.
     pub fn start() -> Self {
-        Self::start_with(&["dap", "--trust"])
+        Self::start_with(binary(), &["dap", "--trust"])
     }
 
     /// Starts `promptforge dap` as an editor that does not trust the workspace
     /// starts it (without `--trust`).
     pub fn start_untrusted() -> Self {
-        Self::start_with(&["dap"])
+        Self::start_with(binary(), &["dap"])
     }
 
-    fn start_with(args: &[&str]) -> Self {
-        let mut command = Command::new(binary());
+    /// Starts `program dap --trust` (another build of `promptforge`, for benchmarks).
+    pub fn start_binary(program: &Path) -> Self {
+        Self::start_with(program, &["dap", "--trust"])
+    }
+
+    fn start_with(program: &Path, args: &[&str]) -> Self {
+        let mut command = Command::new(program);
         crate::isolate(&mut command)
             .args(args)
             .stderr(Stdio::null());
@@ -75,6 +80,11 @@ impl DapClient {
         }
     }
 
+    /// The adapter's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends the request `command`; its `seq`.
     pub fn send(&mut self, command: &str, arguments: Value) -> i64 {
         self.seq += 1;
@@ -86,9 +96,22 @@ impl DapClient {
 
     /// Writes raw bytes to the adapter's stdin.
     pub fn write(&mut self, bytes: &[u8]) {
+        self.try_write(bytes).expect("write");
+    }
+
+    /// Writes raw bytes to the adapter's stdin; the error when it stopped reading.
+    pub fn try_write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
-        self.stdin.write_all(bytes).expect("write");
-        self.stdin.flush().expect("flush");
+        self.stdin.write_all(bytes)?;
+        self.stdin.flush()
+    }
+
+    /// The next message within `wait`, kept with the others; None when none came
+    /// (or the adapter closed its output).
+    pub fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let message = self.incoming.recv_timeout(wait).ok()?;
+        self.pending.push(message.clone());
+        Some(message)
     }
 
     /// The first message (received or still to come) `pick` accepts.

@@ -69,6 +69,39 @@ fn build_binary() -> PathBuf {
         .expect("cargo reported the promptforge executable")
 }
 
+/// The `promptforge` binary built in the release profile, for benchmarks (the
+/// debug one's figures say little about its speed); built by each call.
+pub fn release_binary() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args([
+            "build",
+            "-q",
+            "--release",
+            "-p",
+            "promptforge",
+            "--bin",
+            "promptforge",
+            "--message-format=json",
+        ])
+        .output()
+        .expect("cargo can be started");
+    assert!(
+        output.status.success(),
+        "building promptforge failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|msg| {
+            msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "promptforge"
+        })
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reported the promptforge executable")
+}
+
 /// What one run of the binary gave.
 #[derive(Debug, Clone)]
 pub struct Run {

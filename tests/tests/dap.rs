@@ -2,7 +2,8 @@
 //! slice): a launched prompt runs as `promptforge run` runs it, its log and
 //! outcome arrive as `output` events, then `exited` and `terminated`; line
 //! breakpoints bind to lines with code and stop there, with the stack;
-//! `terminate` cancels a run that never ends or is paused.
+//! `terminate` cancels a run that never ends or is paused; a request larger
+//! than the adapter reads ends the session.
 
 use std::time::{Duration, Instant};
 
@@ -208,4 +209,13 @@ fn input_ask_takes_the_launchs_answers_then_has_no_operator() {
         "Ada / no operator is available to answer input.ask\n"
     );
     client.finish();
+}
+
+#[test]
+fn a_request_larger_than_the_adapter_reads_ends_the_session_before_its_body() {
+    let mut client = DapClient::start();
+    client.initialize();
+    // One byte past 4 MiB, and no body: the adapter does not wait for it.
+    client.write(b"Content-Length: 4194305\r\n\r\n");
+    assert_eq!(client.exit_code(), Some(1));
 }

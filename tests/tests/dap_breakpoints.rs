@@ -100,6 +100,48 @@ fn a_runaway_condition_or_logpoint_fails_on_its_budget_and_the_run_goes_on() {
     client.finish();
 }
 
+#[test]
+fn a_request_past_the_breakpoint_limit_is_refused_and_changes_nothing() {
+    let (_scratch, program) = prompt_in("dap-too-many", "loop.md", LOOP, "");
+    let mut client = DapClient::start();
+    client.initialize();
+    client.ok("launch", json!({ "program": program }));
+    let set = client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": [{ "line": 16 }] }),
+    );
+    assert_eq!(set["breakpoints"][0]["verified"], true);
+    let lines: Vec<Value> = (1..=10_001).map(|l| json!({ "line": l })).collect();
+    let refused = client.request(
+        "setBreakpoints",
+        json!({ "source": { "path": program }, "breakpoints": lines }),
+    );
+    assert_eq!(refused["success"], false);
+    assert_eq!(
+        refused["message"],
+        "10001 breakpoints in one request are more than the 10000 the adapter takes: the breakpoints are unchanged"
+    );
+    let names: Vec<Value> = (0..10_001)
+        .map(|_| json!({ "name": "tools.call" }))
+        .collect();
+    let refused = client.request("setFunctionBreakpoints", json!({ "breakpoints": names }));
+    assert_eq!(refused["success"], false);
+    // Ten thousand are taken.
+    let lines: Vec<Value> = (1..=10_000).map(|l| json!({ "line": l })).collect();
+    let set = client.ok(
+        "setBreakpoints",
+        json!({ "source": { "path": "/elsewhere.md" }, "breakpoints": lines }),
+    );
+    assert_eq!(set["breakpoints"].as_array().map(Vec::len), Some(10_000));
+    // The breakpoint set before the refusal still stops the run.
+    client.ok("configurationDone", Value::Null);
+    assert_eq!(client.stopped()["reason"], "breakpoint");
+    assert_eq!(local(&mut client, "total"), "15");
+    client.ok("continue", json!({ "threadId": 1 }));
+    assert_eq!(client.event("exited")["body"]["exitCode"], 0);
+    client.finish();
+}
+
 /// A model loop with a local tool; the scripted model calls it once, then
 /// answers. File lines: 11 `## Ask`, 14 `tools.add_local(`, 15 `return 'found ' ..
 /// a.word`, 17 `local msgs = ...`, 18 `local answer = models.loop(msgs)`, 19

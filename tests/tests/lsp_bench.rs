@@ -8,10 +8,10 @@
 //! the figures; `bench_runs` measures running from the editor (`editor.md` §2).
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use promptforge_tests::lsp_client::{range, uri, LspClient};
+use promptforge_tests::release_binary;
 use serde_json::json;
 
 /// A prompt of 4,000 lines with 400 Lua blocks.
@@ -25,39 +25,6 @@ fn big_prompt() -> String {
         i += 1;
     }
     text
-}
-
-/// Builds the release server binary (`promptforge_tests::binary` is the debug one,
-/// whose figures say little about the server's speed) and returns its path.
-fn release_binary() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(promptforge_tests::workspace_root())
-        .args([
-            "build",
-            "-q",
-            "--release",
-            "-p",
-            "promptforge",
-            "--bin",
-            "promptforge",
-            "--message-format=json",
-        ])
-        .output()
-        .expect("cargo can be started");
-    assert!(
-        output.status.success(),
-        "building promptforge failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|msg| {
-            msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "promptforge"
-        })
-        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reported the promptforge executable")
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
@@ -232,5 +199,128 @@ fn bench_runs() {
         "keystroke -> diagnostics while a run goes on: p50 {:?}, max {:?}",
         percentile(&mut keystrokes, 0.5),
         percentile(&mut keystrokes, 1.0)
+    );
+}
+
+/// The server's peak resident memory so far, in KiB.
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A prompt whose one section holds one Lua block of at least `bytes` bytes
+/// (plain tables: the analysis finds nothing to report in it).
+fn huge_lua_prompt(bytes: usize) -> String {
+    let mut lua = String::with_capacity(bytes + 64);
+    let mut i = 0;
+    while lua.len() < bytes {
+        lua.push_str(&format!("v{i} = {{ url = 'u{i}', n = {i} }}\n"));
+        i += 1;
+    }
+    format!("---\nname: huge\ndescription: d\npromptforge: 0\n---\n\n# Huge\n\n## Go\n\n```lua\n{lua}```\n")
+}
+
+/// A server for the hostile benches, with no user configuration.
+fn hostile_server(scratch: &promptforge_tests::Scratch) -> LspClient {
+    let program =
+        std::env::var_os("PROMPTFORGE_LSP_BIN").map_or_else(release_binary, PathBuf::from);
+    let no_user = scratch.path().join(".no-user-config").display().to_string();
+    let mut client = LspClient::start_binary(&program, &[("XDG_CONFIG_HOME", no_user.as_str())]);
+    client.initialize(json!({}));
+    client
+}
+
+/// A hostile document (the trust issue): a 10 MB Lua block from `didOpen` to
+/// its first diagnostics, a hover on that document and one on a small one sent
+/// right after it, and the server's peak memory.
+#[test]
+#[ignore = "a benchmark: run it on a release build (see the module documentation)"]
+fn bench_huge_block() {
+    let scratch = promptforge_tests::Scratch::new("lsp-bench-huge");
+    let mut client = hostile_server(&scratch);
+    let small = uri("small.md");
+    let small_text = "---\nname: small\ndescription: d\npromptforge: 0\n---\n\n# Small\n\n## Go\n\n```lua\nreturn args\n```\n";
+    client.open(&small, 1, small_text);
+    client.diagnostics(&small, 1);
+    let huge = uri("huge.md");
+    let text = huge_lua_prompt(10 * 1024 * 1024);
+    let sent = Instant::now();
+    client.open(&huge, 1, &text);
+    client
+        .at("textDocument/hover", &small, 11, 0)
+        .expect("hover");
+    let other = sent.elapsed();
+    client
+        .at("textDocument/hover", &huge, 11, 7)
+        .expect("hover");
+    let same = sent.elapsed();
+    let diagnostics = client.diagnostics(&huge, 1);
+    let opened = sent.elapsed();
+    println!(
+        "didOpen of a {} MB Lua block -> first diagnostics ({} of them): {opened:?}; hovers sent after it answered at: another document {other:?}, that document {same:?}; peak memory {} MiB",
+        text.len() / 1_000_000,
+        diagnostics.len(),
+        peak_kib(client.pid()).unwrap_or(0) / 1024
+    );
+
+    // The most the analysis reads of one document: four blocks of 255 KiB that
+    // call the Lua API on every line, in a fresh server.
+    let mut client = hostile_server(&scratch);
+    let mut block = String::new();
+    let mut i = 0;
+    while block.len() < 255 * 1024 {
+        block.push_str(&format!(
+            "page{i} = tools.call('fetch', {{ url = args .. '{i}' }})\n"
+        ));
+        i += 1;
+    }
+    let fence = format!("```lua\nlocal function f{{}}()\n{block}end\n```\n\n");
+    let sections: String = (0..4)
+        .map(|n| format!("## S{n}\n\n{}", fence.replace("f{}", &format!("f{n}"))))
+        .collect();
+    let text = format!("---\nname: budget\ndescription: d\npromptforge: 0\nplugins: [promptforge/web]\ntools:\n  fetch: promptforge/web/fetch\n---\n\n# Budget\n\n{sections}");
+    let doc = uri("budget.md");
+    let sent = Instant::now();
+    client.open(&doc, 1, &text);
+    let diagnostics = client.diagnostics(&doc, 1);
+    println!(
+        "didOpen of four Lua blocks of 255 KiB -> first diagnostics ({} of them): {:?}; peak memory {} MiB",
+        diagnostics.len(),
+        sent.elapsed(),
+        peak_kib(client.pid()).unwrap_or(0) / 1024
+    );
+}
+
+/// A run from the editor that logs empty lines until the log limit (the trust
+/// issue): the notifications it makes the server send, and its peak memory.
+#[test]
+#[ignore = "a benchmark: run it on a release build (see the module documentation)"]
+fn bench_log_flood() {
+    let scratch = promptforge_tests::Scratch::new("lsp-bench-flood");
+    let mut client = hostile_server(&scratch);
+    let flood = "---\nname: flood\ndescription: d\npromptforge: 0\n---\n\n# Flood\n\n## Go\n\n```lua\nwhile true do log('') end\n```\n";
+    scratch.write("flood.md", flood);
+    let flood_uri = format!("file://{}", scratch.path().join("flood.md").display());
+    let sent = Instant::now();
+    let run_id = start_run(&mut client, &flood_uri);
+    let (mut count, mut bytes) = (0u64, 0usize);
+    let end = loop {
+        let message = client.wait_notification(|m| {
+            m["method"] == "promptforge/runEvent" && m["params"]["runId"] == run_id.as_str()
+        });
+        count += 1;
+        bytes += message.to_string().len();
+        let event = &message["params"]["event"];
+        if event["type"] == "finished" || event["type"] == "failed" {
+            break event.clone();
+        }
+    };
+    println!(
+        "`while true do log('') end` from the editor -> {}: {:?}, {count} runEvent notifications, {} KiB of JSON; server peak memory {} MiB",
+        end["kind"],
+        sent.elapsed(),
+        bytes / 1024,
+        peak_kib(client.pid()).unwrap_or(0) / 1024
     );
 }

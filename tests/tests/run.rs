@@ -323,6 +323,29 @@ fn the_configuration_is_found_and_checked() {
 }
 
 #[test]
+fn a_log_flood_ends_at_the_log_limit_counting_what_the_host_keeps_per_line() {
+    let s = Scratch::new("run-log-flood");
+    s.write(
+        "a.md",
+        prompt(&format!("## A\n\n{}", lua("while true do log('') end"))),
+    );
+    let run = pf(s.path(), &["run", "a.md", "--format", "json"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let object: Value = serde_json::from_str(&run.stdout).expect("one JSON object");
+    assert_eq!(object["error"]["kind"], "Limit");
+    assert_eq!(
+        object["error"]["message"],
+        "run log limit of 16777216 bytes exceeded"
+    );
+    // An empty line costs the 64 bytes the host keeps for any line: the
+    // default 16 MiB hold 262,144 of them (not 16.7 million).
+    assert_eq!(
+        object["log"].as_array().map(Vec::len),
+        Some(16 * 1024 * 1024 / 64)
+    );
+}
+
+#[test]
 fn ctrl_c_cancels_the_run_with_exit_130() {
     let dir = workspace_root().join("tests/run");
     let mut child = Command::new(binary())

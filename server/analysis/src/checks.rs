@@ -38,17 +38,20 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
             .map(|f| f.models.iter().map(|m| m.label.value.clone()).collect())
             .unwrap_or_default(),
     };
-    // Every `tools.add_local` registration: where it runs and its literal alias.
+    // Every `tools.add_local` registration: where it runs and its literal alias
+    // (a block not read may register any alias).
     let locals: Vec<(Caller, Option<&str>)> = facts
         .iter()
         .enumerate()
         .flat_map(|(index, block)| {
             let caller = sections.caller_of_block(index);
+            let unread = block.unread.map(|_| (caller, None));
             block
                 .calls
                 .iter()
                 .filter(|c| c.callee == "tools.add_local")
                 .map(move |c| (caller, c.first_string().map(|l| l.value.as_str())))
+                .chain(unread)
         })
         .collect();
     let mut problems = Vec::new();

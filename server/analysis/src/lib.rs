@@ -8,6 +8,7 @@ pub mod checks;
 pub mod facts_cache;
 pub mod fixes;
 pub mod lua_facts;
+pub mod read_budget;
 
 pub mod symbols;
 pub mod test_file;
@@ -37,8 +38,19 @@ pub struct Model {
 impl Model {
     /// Builds the model of a document, reusing the facts of unchanged blocks from `cache`.
     pub fn build(document: &Document, cache: &FactsCache) -> Self {
+        Self::build_until(document, cache, &|| false)
+    }
+
+    /// Like [`Model::build`], reading no more blocks once `abandoned` says so
+    /// (see [`FactsCache::shared_until`]): the model of a text nobody needs any
+    /// more is left incomplete.
+    pub fn build_until(
+        document: &Document,
+        cache: &FactsCache,
+        abandoned: &dyn Fn() -> bool,
+    ) -> Self {
         let sections = Sections::new(document);
-        let blocks = cache.shared(&document.lua_blocks);
+        let blocks = cache.shared_until(&document.lua_blocks, abandoned);
         let problems = checks::check(document, &sections, &blocks);
         Model {
             sections,
@@ -50,6 +62,7 @@ impl Model {
 
 /// Every diagnostic of a prompt's text against its Host's catalog, in the order the
 /// front ends show them: the parse's (in document order), the static Lua checks',
+/// the blocks the analysis did not read ([`read_budget`]),
 /// the requirements against the catalog, then the Lua uses of slots the catalog
 /// leaves unbound; each with the fixes that apply. The static `tools.call`
 /// problems list only the slots the catalog binds.
@@ -65,6 +78,11 @@ pub fn diagnostics(
         unbound::narrow_bound(&mut problems, frontmatter, view);
     }
     out.extend(problems);
+    for (block, facts) in analysis.document.lua_blocks.iter().zip(&model.blocks) {
+        if let Some(unread) = facts.unread {
+            out.push(read_budget::diagnostic(text, block, unread));
+        }
+    }
     if let Some(frontmatter) = &analysis.document.frontmatter {
         out.extend(requirements::evaluate(frontmatter, view));
         out.extend(unbound::check(frontmatter, model, view));

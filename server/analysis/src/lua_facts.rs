@@ -8,6 +8,8 @@ use std::ops::Range;
 use promptforge_syntax::LuaBlock;
 use tree_sitter::{Node, Parser};
 
+use crate::read_budget::Unread;
+
 /// A string literal without escapes, with its ranges in the file text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StringLit {
@@ -102,6 +104,9 @@ pub struct LuaFacts {
     pub identifiers: Vec<Identifier>,
     /// `tools.calls` reads with a literal key, in source order.
     pub calls_reads: Vec<CallsRead>,
+    /// Why the block was not read ([`crate::read_budget`]): then it has no
+    /// facts, and what it may do is unknown.
+    pub unread: Option<Unread>,
 }
 
 thread_local! {

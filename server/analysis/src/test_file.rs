@@ -14,7 +14,7 @@ use promptforge_syntax::{Analysis, Code, Diagnostic};
 use crate::FactsCache;
 
 /// The aliases the prompt binds or registers; None while its frontmatter is
-/// unreadable (every alias would look unknown).
+/// unreadable (every alias would look unknown) or a block was not read.
 fn known_aliases(prompt: &Analysis) -> Option<HashSet<String>> {
     let document = &prompt.document;
     let frontmatter = document
@@ -26,14 +26,18 @@ fn known_aliases(prompt: &Analysis) -> Option<HashSet<String>> {
         .iter()
         .map(|slot| slot.alias.value.clone())
         .collect();
-    known.extend(local_tool_aliases(document));
+    known.extend(local_tool_aliases(document)?);
     Some(known)
 }
 
-/// The literal aliases of a prompt's `tools.add_local` calls, in block order.
-pub fn local_tool_aliases(document: &promptforge_syntax::Document) -> Vec<String> {
-    FactsCache::default()
-        .shared(&document.lua_blocks)
+/// The literal aliases of a prompt's `tools.add_local` calls, in block order;
+/// None when a block was not read ([`crate::read_budget`]): it may register any.
+pub fn local_tool_aliases(document: &promptforge_syntax::Document) -> Option<Vec<String>> {
+    let blocks = FactsCache::default().shared(&document.lua_blocks);
+    if blocks.iter().any(|facts| facts.unread.is_some()) {
+        return None;
+    }
+    let aliases = blocks
         .iter()
         .flat_map(|facts| {
             facts
@@ -44,7 +48,8 @@ pub fn local_tool_aliases(document: &promptforge_syntax::Document) -> Vec<String
                 .map(|lit| lit.value.clone())
                 .collect::<Vec<_>>()
         })
-        .collect()
+        .collect();
+    Some(aliases)
 }
 
 /// Every alias the test file names, in file order: per case, its scripted rounds'

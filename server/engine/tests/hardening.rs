@@ -174,7 +174,7 @@ fn the_run_log_is_bounded_by_log_bytes() {
         ..Limits::default()
     });
     let code =
-        "pcall(function() for i = 1, 100 do log(string.rep('x', 99)) end end)\nreturn 'escaped'";
+        "pcall(function() for i = 1, 100 do log(string.rep('x', 36)) end end)\nreturn 'escaped'";
     let outcome = run_on(&section(code), host, "", None);
     assert_eq!(
         error(&outcome),
@@ -183,8 +183,27 @@ fn the_run_log_is_bounded_by_log_bytes() {
             "run log limit of 1000 bytes exceeded".into()
         )
     );
-    // Ten lines of 99 bytes and their ends fit exactly.
+    // Ten lines of 36 bytes, each with the 64 the host keeps for any line, fit
+    // exactly.
     assert_eq!(outcome.log.len(), 10);
+}
+
+#[test]
+fn each_log_line_counts_what_the_host_keeps_for_it() {
+    let host = limited(Limits {
+        log_bytes: 6400,
+        ..Limits::default()
+    });
+    let outcome = run_on(&section("while true do log('') end"), host, "", None);
+    assert_eq!(
+        error(&outcome),
+        (
+            "Limit".into(),
+            "run log limit of 6400 bytes exceeded".into()
+        )
+    );
+    // An empty line costs the 64 bytes the host keeps for any line.
+    assert_eq!(outcome.log.len(), 100);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use promptforge_syntax::ParsedFile;
+use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
 
 use crate::encoding::{PositionEncoding, Positions};
@@ -58,9 +59,24 @@ pub struct NotOpen(pub Url);
 #[derive(Default)]
 pub struct Documents {
     open: Mutex<HashMap<Url, OpenDocument>>,
+    /// Fires when the session ends: every snapshot's analysis stops then.
+    session: CancellationToken,
 }
 
 impl Documents {
+    /// No document open; the analyses of their versions stop when `session` fires.
+    pub fn new(session: CancellationToken) -> Self {
+        Documents {
+            open: Mutex::default(),
+            session,
+        }
+    }
+
+    /// A token for a new version's analysis: fired when the session ends.
+    fn abandon_token(&self) -> CancellationToken {
+        self.session.child_token()
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<Url, OpenDocument>> {
         // A panic while the lock was held leaves each document whole (every update
         // replaces fields only after it succeeded), so a poisoned lock is still usable.
@@ -87,7 +103,7 @@ impl Documents {
             version,
             &parsed,
             encoding,
-            Arc::clone(&facts),
+            (Arc::clone(&facts), self.abandon_token()),
             from_the_start,
         ));
         let document = OpenDocument {
@@ -97,7 +113,9 @@ impl Documents {
             stays_prompt: snapshot.is_prompt,
             snapshot: Arc::clone(&snapshot),
         };
-        self.lock().insert(uri, document);
+        if let Some(reopened) = self.lock().insert(uri, document) {
+            reopened.snapshot.abandon();
+        }
         snapshot
     }
 
@@ -145,20 +163,25 @@ impl Documents {
             version,
             &document.parsed,
             encoding,
-            Arc::clone(&document.facts),
+            (Arc::clone(&document.facts), self.abandon_token()),
             document.stays_prompt,
         ));
         document.stays_prompt |= snapshot.is_prompt;
-        document.snapshot = Arc::clone(&snapshot);
+        let older = std::mem::replace(&mut document.snapshot, Arc::clone(&snapshot));
+        older.abandon();
         Ok(Changed {
             snapshot,
             protocol_errors,
         })
     }
 
-    /// Closes a document; its last snapshot when it was open.
+    /// Closes a document; its last snapshot (abandoned) when it was open.
     pub fn close(&self, uri: &Url) -> Option<Arc<Snapshot>> {
-        self.lock().remove(uri).map(|d| d.snapshot)
+        let closed = self.lock().remove(uri).map(|d| d.snapshot);
+        if let Some(snapshot) = &closed {
+            snapshot.abandon();
+        }
+        closed
     }
 
     /// The latest snapshot of a document.
@@ -186,4 +209,58 @@ fn apply(document: &mut OpenDocument, bytes: Range<usize>, text: &str) {
     // `Positions::offset` gives char boundaries inside the same text, so `edit` does
     // not fail; should it, it left the text unchanged and reports why.
     let _ = document.parsed.edit(bytes, text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(text: &str) -> Vec<TextDocumentContentChangeEvent> {
+        vec![TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: text.to_owned(),
+        }]
+    }
+
+    /// The callees the model of `snapshot` read.
+    fn callees(snapshot: &Snapshot) -> Vec<String> {
+        let model = snapshot.model();
+        model
+            .blocks
+            .iter()
+            .flat_map(|facts| facts.calls.iter().map(|c| c.callee.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_version_nobody_needs_is_not_analysed() {
+        let session = CancellationToken::new();
+        let documents = Documents::new(session.clone());
+        let uri = Url::parse("file:///p.pf.md").expect("a URI");
+        let text = |call: &str| {
+            format!("---\nname: p\npromptforge: 0\n---\n# T\n```lua\n{call}('## T')\n```\n")
+        };
+        let encoding = PositionEncoding::default();
+        let first = documents.open(uri.clone(), "promptforge", text("jump"), 1, encoding);
+        let second = documents
+            .change(&uri, 2, full(&text("call")), encoding)
+            .expect("open")
+            .snapshot;
+        // A newer version arrived: the first one's blocks are left unread.
+        assert!(callees(&first).is_empty());
+        assert_eq!(callees(&second), ["call"]);
+        // The session ended: so did the analysis of every version.
+        let third = documents
+            .change(&uri, 3, full(&text("fanout")), encoding)
+            .expect("open")
+            .snapshot;
+        session.cancel();
+        assert!(callees(&third).is_empty());
+        // A closed document's last version too.
+        let documents = Documents::new(CancellationToken::new());
+        let last = documents.open(uri.clone(), "promptforge", text("jump"), 1, encoding);
+        documents.close(&uri);
+        assert!(callees(&last).is_empty());
+    }
 }

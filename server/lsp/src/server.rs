@@ -59,7 +59,7 @@ impl Server {
     /// those the framing layer opens when a run's response is written.
     pub fn new(client: Client, gates: Gates, runs: crate::run::SessionRuns) -> Self {
         let (ready, activations) = tokio::sync::mpsc::unbounded_channel();
-        let documents = Arc::new(Documents::default());
+        let documents = Arc::new(Documents::new(runs.ended()));
         let trust = Arc::new(SessionTrust::default());
         let catalogs = Arc::new(Catalogs::new(ready, Arc::clone(&trust)));
         let publisher = Publisher::new(client.clone(), Arc::clone(&documents), catalogs);

@@ -3,6 +3,7 @@
 use std::sync::{Arc, OnceLock};
 
 use promptforge_syntax::{is_prompt, Analysis, ParsedFile};
+use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::Url;
 
 use crate::encoding::{PositionEncoding, Positions};
@@ -33,18 +34,23 @@ pub struct Snapshot {
     pub encoding: PositionEncoding,
     model: OnceLock<Model>,
     facts: Arc<FactsCache>,
+    /// Fires when nobody needs this version's analysis any more (a newer
+    /// version arrived, the document closed, the session ended): building its
+    /// model stops reading blocks then.
+    abandon: CancellationToken,
 }
 
 impl Snapshot {
     /// The snapshot of a parsed file's current state; `facts` is the document's
     /// Lua facts cache, shared by its snapshots; `stays_prompt` makes it a prompt
-    /// whatever its text (the document is one while it stays open).
+    /// whatever its text (the document is one while it stays open); `abandon`
+    /// fires when its analysis is no longer needed.
     pub fn new(
         uri: Url,
         version: i32,
         parsed: &ParsedFile,
         encoding: PositionEncoding,
-        facts: Arc<FactsCache>,
+        (facts, abandon): (Arc<FactsCache>, CancellationToken),
         stays_prompt: bool,
     ) -> Self {
         let text = parsed.shared_text();
@@ -61,7 +67,13 @@ impl Snapshot {
             encoding,
             model: OnceLock::new(),
             facts,
+            abandon,
         }
+    }
+
+    /// Says that nobody needs this version's analysis any more.
+    pub fn abandon(&self) {
+        self.abandon.cancel();
     }
 
     /// Position conversions for this text.
@@ -73,9 +85,12 @@ impl Snapshot {
         }
     }
 
-    /// The semantic model (Lua facts, section visibility), built on first use.
+    /// The semantic model (Lua facts, section visibility), built on first use
+    /// (left incomplete when the version is abandoned meanwhile).
     pub fn model(&self) -> &Model {
-        self.model
-            .get_or_init(|| Model::build(&self.analysis.document, &self.facts))
+        self.model.get_or_init(|| {
+            let abandoned = || self.abandon.is_cancelled();
+            Model::build_until(&self.analysis.document, &self.facts, &abandoned)
+        })
     }
 }

@@ -525,6 +525,17 @@ pub fn calls_key_unknown(key: &str) -> String {
     format!("tools.calls: \"{key}\" is neither a bound tool slot nor a local tool of this section")
 }
 
+/// A Lua block the analysis does not read (`bytes` long, past `limit` bytes of
+/// one block, or of the document's blocks together when `whole_document`).
+pub fn lua_block_not_read(bytes: usize, limit: usize, whole_document: bool) -> String {
+    let past = if whole_document {
+        format!("the document's Lua blocks together are past the {limit} bytes the analysis reads")
+    } else {
+        format!("this Lua block is {bytes} bytes, past the {limit} bytes the analysis reads of one block")
+    };
+    format!("{past}: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)")
+}
+
 /// A notice line ([`missing_plugin`], [`conflicting_plugins`]) as one diagnostic's
 /// message: without its `- `.
 pub fn notice_line_alone(notice_line: &str) -> &str {

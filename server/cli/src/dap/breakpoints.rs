@@ -21,6 +21,24 @@ use crate::dap::program::Program;
 /// Why a breakpoint in another file than the launched prompt is not verified.
 pub const NOT_THE_PROGRAM: &str = "breakpoints stop only in the launched prompt";
 
+/// The most breakpoints one request may set (`setBreakpoints` in one source,
+/// `setFunctionBreakpoints`): a prompt has a few hundred lines of Lua at most,
+/// and each breakpoint costs an answer (a million took 10 s and 3 GB).
+pub const MAX_BREAKPOINTS: usize = 10_000;
+
+/// The breakpoints a request gives, refused past [`MAX_BREAKPOINTS`] (the
+/// breakpoints set before stay as they were).
+fn given_breakpoints(arguments: &Value) -> Result<&Value, String> {
+    let given = arguments.get("breakpoints").unwrap_or(&Value::Null);
+    let count = given.as_array().map_or(0, Vec::len);
+    if count > MAX_BREAKPOINTS {
+        return Err(format!(
+            "{count} breakpoints in one request are more than the {MAX_BREAKPOINTS} the adapter takes: the breakpoints are unchanged"
+        ));
+    }
+    Ok(given)
+}
+
 /// One breakpoint of `setBreakpoints` as the client sends it.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -77,15 +95,17 @@ impl Breakpoints {
         self.next_id
     }
 
-    /// `setBreakpoints` for one source: the answer's body. `program` is the
-    /// launched prompt, once known.
-    pub fn set_lines(&mut self, arguments: &Value, program: Option<&Program>) -> Value {
+    /// `setBreakpoints` for one source: the answer's body, or the refusal of
+    /// more than [`MAX_BREAKPOINTS`]. `program` is the launched prompt, once
+    /// known.
+    pub fn set_lines(
+        &mut self,
+        arguments: &Value,
+        program: Option<&Program>,
+    ) -> Result<Value, String> {
         let path = arguments["source"]["path"].as_str().map(PathBuf::from);
-        let wanted: Vec<SourceBreakpoint> = arguments
-            .get("breakpoints")
-            .cloned()
-            .and_then(|b| serde_json::from_value(b).ok())
-            .unwrap_or_default();
+        let given = given_breakpoints(arguments)?;
+        let wanted = Vec::<SourceBreakpoint>::deserialize(given).unwrap_or_default();
         let key = path.as_deref().map(key_of);
         let elsewhere = match (&key, program) {
             (Some(key), Some(program)) => *key != key_of(&program.path),
@@ -118,7 +138,7 @@ impl Breakpoints {
         if let Some(key) = key {
             self.by_source.insert(key, (kept, verified));
         }
-        json!({ "breakpoints": answers })
+        Ok(json!({ "breakpoints": answers }))
     }
 
     /// The line breakpoints of the launched prompt.
@@ -149,13 +169,11 @@ impl Breakpoints {
         events
     }
 
-    /// `setFunctionBreakpoints`: the names accepted, and the answer's body.
-    pub fn set_functions(&mut self, arguments: &Value) -> (Vec<String>, Value) {
-        let wanted: Vec<FunctionBreakpoint> = arguments
-            .get("breakpoints")
-            .cloned()
-            .and_then(|b| serde_json::from_value(b).ok())
-            .unwrap_or_default();
+    /// `setFunctionBreakpoints`: the names accepted, and the answer's body; or
+    /// the refusal of more than [`MAX_BREAKPOINTS`].
+    pub fn set_functions(&mut self, arguments: &Value) -> Result<(Vec<String>, Value), String> {
+        let given = given_breakpoints(arguments)?;
+        let wanted = Vec::<FunctionBreakpoint>::deserialize(given).unwrap_or_default();
         let mut names = Vec::new();
         let answers: Vec<Value> = wanted
             .into_iter()
@@ -170,7 +188,7 @@ impl Breakpoints {
                 }
             })
             .collect();
-        (names, json!({ "breakpoints": answers }))
+        Ok((names, json!({ "breakpoints": answers })))
     }
 }
 

@@ -1,7 +1,7 @@
 //! `promptforge dap`: a Debug Adapter Protocol adapter on stdin/stdout (the
 //! debugger issue). Messages are framed as the language server's are
 //! (`Content-Length`), with the same reader and single writer
-//! ([`promptforge_lsp::framing`]).
+//! ([`promptforge_lsp::framing`]), requests up to 4 MiB.
 //!
 //! - [`protocol`]: requests, responses and events;
 //! - [`session`]: the requests of one session, in order;
@@ -30,6 +30,12 @@ use tokio::sync::mpsc;
 use crate::cli::GlobalArgs;
 use crate::exit::Exit;
 use session::{Next, Session};
+
+/// The largest request the adapter reads: a request is a few kilobytes, and
+/// the most breakpoints one may set (10,000) with conditions and log messages a
+/// few megabytes. A larger frame ends the session before its body is read, as
+/// a broken header does: reading it would cost about 40 times its size.
+const MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 
 /// Serves one debug session on stdin/stdout: exit status 0 after `disconnect`
 /// or the end of the input, 1 when a frame cannot be read, 2 when the runtime
@@ -71,12 +77,18 @@ async fn serve(global: GlobalArgs) -> Exit {
     });
     let out = protocol::Outgoing::new(unbounded);
     let mut session = Session::new(out.clone(), global);
-    let mut reader = FrameReader::new(tokio::io::stdin());
+    let mut reader = FrameReader::with_limit(tokio::io::stdin(), MAX_REQUEST_BYTES);
     let exit = loop {
         match reader.next_frame().await {
             Ok(Some(body)) => match protocol::request_of(&body) {
                 Ok(request) => {
-                    let handled = AssertUnwindSafe(session.handle(request.clone()))
+                    // What a refusal names of the request (its arguments may be large).
+                    let named = protocol::Request {
+                        seq: request.seq,
+                        command: request.command.clone(),
+                        arguments: serde_json::Value::Null,
+                    };
+                    let handled = AssertUnwindSafe(session.handle(request))
                         .catch_unwind()
                         .await;
                     match handled {
@@ -85,7 +97,7 @@ async fn serve(global: GlobalArgs) -> Exit {
                         Err(panic) => {
                             let text = payload_text(panic.as_ref());
                             let message = format!("internal error: {text}");
-                            out.refuse(&request, &message).await;
+                            out.refuse(&named, &message).await;
                         }
                     }
                 }

@@ -110,17 +110,24 @@ impl Session {
                 Err(message) => out.refuse(&request, &message).await,
             },
             "setBreakpoints" => {
-                let body = self
+                let set = self
                     .breakpoints
                     .set_lines(&request.arguments, self.chains.program.as_deref());
-                self.push_line_breakpoints();
-                out.respond(&request, body).await;
+                match set {
+                    Ok(body) => {
+                        self.push_line_breakpoints();
+                        out.respond(&request, body).await;
+                    }
+                    Err(message) => out.refuse(&request, &message).await,
+                }
             }
-            "setFunctionBreakpoints" => {
-                let (names, body) = self.breakpoints.set_functions(&request.arguments);
-                self.chains.debugger.set_function_breakpoints(names);
-                out.respond(&request, body).await;
-            }
+            "setFunctionBreakpoints" => match self.breakpoints.set_functions(&request.arguments) {
+                Ok((names, body)) => {
+                    self.chains.debugger.set_function_breakpoints(names);
+                    out.respond(&request, body).await;
+                }
+                Err(message) => out.refuse(&request, &message).await,
+            },
             "setExceptionBreakpoints" => {
                 let (filters, body) = breakpoints::exception_breakpoints(&request.arguments);
                 self.chains.debugger.set_exception_filters(filters);

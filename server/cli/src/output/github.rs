@@ -1,9 +1,12 @@
-//! The GitHub Actions format: one `::error` (or `::warning`, `::notice`) workflow command per problem.
+//! The GitHub Actions format: one `::error`, `::warning` or `::notice` workflow
+//! command per problem.
 //!
 //! Escaping follows the workflow-command rules of GitHub's toolkit: in the
 //! message `%`, `\r` and `\n`; in property values also `:` and `,`.
 
 use std::io::{self, Write};
+
+use promptforge_syntax::Severity;
 
 use crate::problem::Problem;
 
@@ -24,7 +27,7 @@ pub fn command(problem: &Problem) -> String {
     }
     properties.push_str(&format!(",title={}", escape_property(problem.kind)));
     let command = match problem.severity {
-        promptforge_syntax::Severity::Information => "notice",
+        Severity::Information => "notice",
         other => other.as_str(),
     };
     format!(

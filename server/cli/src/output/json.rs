@@ -2,8 +2,8 @@
 //!
 //! Each object: `path`, `line` and `column` (1-based, columns in characters; null
 //! when the problem has no position), `kind`, `code` (the stable code the language
-//! server publishes; for a parse problem its kind), `severity` (`error` or
-//! `warning`), `message`, `range` (LSP-style: 0-based lines, UTF-16 code units),
+//! server publishes; for a parse problem its kind), `severity` (`error`,
+//! `warning` or `info`), `message`, `range` (LSP-style: 0-based lines, UTF-16 code units),
 //! `byteRange` (bytes in the file), `related` (`message`, `range`, `byteRange` of
 //! each other place) and `fixes` (`title`, and `edits` with `range`, `byteRange`
 //! and `newText`).

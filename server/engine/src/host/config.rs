@@ -124,7 +124,9 @@ pub struct Limits {
     pub fanout_concurrency: u32,
     /// The longest tool output, in bytes.
     pub tool_output_bytes: u64,
-    /// The run log's size over the whole run, in bytes (host memory).
+    /// The run log's size over the whole run, in bytes (host memory): each line
+    /// counts its bytes and what the host keeps for any line
+    /// ([`crate::run::context::LOG_LINE_OVERHEAD`]).
     pub log_bytes: u64,
     /// What the in-memory store may hold, in bytes (host memory).
     pub store_bytes: u64,

@@ -6,7 +6,8 @@
 //! several). `args` is a string, or a list of strings joined by spaces as the
 //! command line joins its ARGS. Arguments that name no document the server can
 //! read are an `InvalidParams` error; a document that cannot run (it does not
-//! parse, it has no test file) answers with its run id and a `failed` event.
+//! parse, it has no test file), or a run past the session's runs at once
+//! ([`crate::run::MAX_RUNS`]), answers with its run id and a `failed` event.
 
 use std::sync::Arc;
 

@@ -9,6 +9,10 @@ use tower_lsp::lsp_types::{Position, PrepareRenameResponse, TextEdit, WorkspaceE
 use crate::snapshot::Snapshot;
 use promptforge_analysis::symbols::{occurrences, symbol_at, Symbol};
 
+/// Why a document with a Lua block the analysis does not read renames nothing:
+/// the uses in that block would be left behind.
+pub const UNREAD_BLOCKS: &str = "cannot rename here: this prompt has Lua blocks too large to analyse (see their LuaBlockNotRead information), and their uses would not be renamed";
+
 /// The range and current name of what can be renamed at `position`.
 pub fn prepare_rename(snapshot: &Snapshot, position: Position) -> Option<PrepareRenameResponse> {
     let positions = snapshot.positions();
@@ -39,6 +43,9 @@ pub fn rename(
     let Some((symbol, _)) = symbol_at(document, model, offset) else {
         return Ok(None);
     };
+    if model.blocks.iter().any(|facts| facts.unread.is_some()) {
+        return Err(UNREAD_BLOCKS.to_owned());
+    }
     match &symbol {
         Symbol::Alias(old) | Symbol::Label(old) => {
             if !is_valid_alias(new_name) {

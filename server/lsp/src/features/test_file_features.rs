@@ -71,9 +71,11 @@ impl Prompt {
         out
     }
 
-    /// The literal aliases of the prompt's `tools.add_local` calls.
+    /// The literal aliases of the prompt's `tools.add_local` calls (none when a
+    /// block was not read).
     fn locals(&self) -> Vec<String> {
         promptforge_analysis::test_file::local_tool_aliases(&self.analysis.document)
+            .unwrap_or_default()
     }
 }
 

@@ -2,6 +2,12 @@
 //! on the channel the run's forwarder reads (one `promptforge/runEvent` each), and
 //! the run's status (its section, model round and tools in flight) is kept as the
 //! message its work-done progress reports.
+//!
+//! Log lines are not sent one by one: they wait together and go as one `log`
+//! event whose text joins them with newlines (the editors split a log event's
+//! text into lines already), when [`LOG_FLUSH`] has passed, when
+//! [`LOG_BATCH_BYTES`] wait, before any other event (so the order holds) and at
+//! the end. A run that logs without pause makes a few notifications a second.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -11,6 +17,43 @@ use tokio::sync::{mpsc, watch};
 use tower_lsp::Client;
 
 use crate::run::protocol::{RunEvent, RunEventNotification, RunEventParams};
+
+/// How often the log lines that wait are sent.
+pub const LOG_FLUSH: Duration = Duration::from_millis(200);
+
+/// The most log text one `log` event carries: more waiting is sent at once.
+pub const LOG_BATCH_BYTES: usize = 1 << 20;
+
+/// The log lines waiting to be sent, joined by newlines.
+#[derive(Debug, Default)]
+struct PendingLog {
+    text: String,
+    any: bool,
+}
+
+impl PendingLog {
+    /// Adds a line; the whole text when it reached [`LOG_BATCH_BYTES`].
+    fn push(&mut self, line: &str) -> Option<RunEvent> {
+        if self.any {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        self.any = true;
+        (self.text.len() >= LOG_BATCH_BYTES)
+            .then(|| self.take())
+            .flatten()
+    }
+
+    /// The lines waiting, as one event, if any.
+    fn take(&mut self) -> Option<RunEvent> {
+        if !std::mem::take(&mut self.any) {
+            return None;
+        }
+        Some(RunEvent::Log {
+            text: std::mem::take(&mut self.text),
+        })
+    }
+}
 
 /// What the status shows of the run so far.
 #[derive(Debug, Default)]
@@ -46,7 +89,9 @@ impl Status {
 
 /// The editor's listener of one run.
 pub struct LspEvents {
-    sender: Mutex<Option<mpsc::UnboundedSender<RunEvent>>>,
+    /// The channel to the forwarder, and the log lines not yet on it (one lock:
+    /// the lines go on the channel before any later event).
+    sender: Mutex<(Option<mpsc::UnboundedSender<RunEvent>>, PendingLog)>,
     status: Mutex<Status>,
     message: watch::Sender<String>,
 }
@@ -72,24 +117,54 @@ impl LspEvents {
         let (sender, events) = mpsc::unbounded_channel();
         let (message, status) = watch::channel(String::new());
         let listener = LspEvents {
-            sender: Mutex::new(Some(sender)),
+            sender: Mutex::new((Some(sender), PendingLog::default())),
             status: Mutex::new(Status::default()),
             message,
         };
         (Arc::new(listener), events, status)
     }
 
-    /// Sends an event (nothing once closed).
+    /// Sends an event after the log lines waiting (nothing once closed).
     pub fn send(&self, event: RunEvent) {
-        if let Some(sender) = lock(&self.sender).as_ref() {
+        let mut guard = lock(&self.sender);
+        let (sender, pending) = &mut *guard;
+        if let Some(sender) = sender.as_ref() {
+            if let Some(log) = pending.take() {
+                let _ = sender.send(log);
+            }
             let _ = sender.send(event);
         }
     }
 
-    /// Sends the last event and closes the channel: events reported later (by a
-    /// task of the run still ending) are dropped.
+    /// Adds a log line to those waiting (sent at once when they are many).
+    fn log_line(&self, line: &str) {
+        let mut guard = lock(&self.sender);
+        let (sender, pending) = &mut *guard;
+        if let Some(sender) = sender.as_ref() {
+            if let Some(log) = pending.push(line) {
+                let _ = sender.send(log);
+            }
+        }
+    }
+
+    /// Sends the log lines waiting, as one event.
+    pub fn flush_log(&self) {
+        let mut guard = lock(&self.sender);
+        let (sender, pending) = &mut *guard;
+        if let (Some(sender), Some(log)) = (sender.as_ref(), pending.take()) {
+            let _ = sender.send(log);
+        }
+    }
+
+    /// Sends the log lines waiting and the last event, and closes the channel:
+    /// events reported later (by a task of the run still ending) are dropped.
     pub fn finish(&self, event: RunEvent) {
-        if let Some(sender) = lock(&self.sender).take() {
+        let mut guard = lock(&self.sender);
+        let (sender, pending) = &mut *guard;
+        if let Some(sender) = sender.take() {
+            if let Some(log) = pending.take() {
+                let _ = sender.send(log);
+            }
             let _ = sender.send(event);
         }
     }
@@ -111,16 +186,12 @@ impl LspEvents {
 
 impl RunEvents for LspEvents {
     fn log(&self, line: &str) {
-        self.send(RunEvent::Log {
-            text: line.to_owned(),
-        });
+        self.log_line(line);
     }
 
     fn notice(&self, text: &str) {
         // The command line prints notices as `note: ` lines; so does the run's log.
-        self.send(RunEvent::Log {
-            text: format!("note: {text}"),
-        });
+        self.log_line(&format!("note: {text}"));
     }
 
     fn section(&self, heading: &str) {
@@ -169,13 +240,27 @@ impl RunEvents for LspEvents {
 }
 
 /// Sends each event of `events` as a `promptforge/runEvent` of `run_id`, in order,
-/// until the channel closes.
+/// until the channel closes; every [`LOG_FLUSH`] the log lines `listener` keeps
+/// waiting join them.
 pub async fn forward(
     client: Client,
     run_id: String,
+    listener: Arc<LspEvents>,
     mut events: mpsc::UnboundedReceiver<RunEvent>,
 ) {
-    while let Some(event) = events.recv().await {
+    let mut flush = tokio::time::interval(LOG_FLUSH);
+    flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = flush.tick() => {
+                listener.flush_log();
+                continue;
+            }
+        };
+        let Some(event) = event else {
+            break;
+        };
         let params = RunEventParams {
             run_id: run_id.clone(),
             event,
@@ -214,5 +299,58 @@ mod tests {
             kinds.push(event.is_last());
         }
         assert_eq!(kinds, [false, false, false, false, false, true]);
+    }
+
+    #[test]
+    fn log_lines_wait_together_and_go_before_any_later_event() {
+        let (events, mut received, _status) = LspEvents::new();
+        events.log("a");
+        events.notice("b");
+        events.log("");
+        assert!(received.try_recv().is_err(), "nothing goes line by line");
+        events.section("Go");
+        events.log("c");
+        events.flush_log();
+        events.log("d");
+        events.finish(RunEvent::Finished {
+            result: None,
+            duration_ms: 0,
+        });
+        let mut all = Vec::new();
+        while let Ok(event) = received.try_recv() {
+            all.push(event);
+        }
+        let log = |text: &str| RunEvent::Log { text: text.into() };
+        assert_eq!(
+            all,
+            [
+                log("a\nnote: b\n"),
+                RunEvent::Section {
+                    heading: "Go".into()
+                },
+                log("c"),
+                log("d"),
+                RunEvent::Finished {
+                    result: None,
+                    duration_ms: 0
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn log_lines_go_at_once_when_their_text_is_long() {
+        let (events, mut received, _status) = LspEvents::new();
+        let line = "x".repeat(1000);
+        for _ in 0..LOG_BATCH_BYTES / 1001 {
+            events.log(&line);
+        }
+        assert!(received.try_recv().is_err());
+        events.log(&line);
+        let Ok(RunEvent::Log { text }) = received.try_recv() else {
+            panic!("the lines went as one event");
+        };
+        assert_eq!(text.len(), (LOG_BATCH_BYTES / 1001 + 1) * 1001 - 1);
+        assert!(received.try_recv().is_err());
     }
 }

@@ -13,7 +13,8 @@
 //!   failures in place as diagnostics ([`failures`]);
 //! - ends with one `finished` or `failed` event, also when it was cancelled
 //!   (`promptforge.cancel`, a progress cancel, `shutdown`) or panicked;
-//! - goes on the runs' own threads, at a lower priority ([`runtime`]).
+//! - goes on the runs' own threads, at a lower priority ([`runtime`]);
+//! - is refused at once when [`MAX_RUNS`] go on already.
 //!
 //! The messages that LSP does not define are in [`protocol`].
 
@@ -78,6 +79,18 @@ pub enum Job {
     Refused(RunEvent),
 }
 
+/// The runs a session runs at once (prompts and tests alike): each may keep a
+/// core busy and hold its log, store and VMs in memory; a run asked for beyond
+/// them is refused with [`too_many_runs`].
+pub const MAX_RUNS: usize = 4;
+
+/// The `failed` message of a run refused because [`MAX_RUNS`] go on.
+pub fn too_many_runs(max: usize) -> String {
+    format!(
+        "{max} runs are already going on in this session, the most it runs at once: stop one or wait for one to end"
+    )
+}
+
 /// The runs of a session.
 pub struct Runner {
     /// The client.
@@ -122,6 +135,11 @@ pub struct SessionRuns {
 }
 
 impl SessionRuns {
+    /// A token that fires when the session shuts down or ends.
+    pub fn ended(&self) -> CancellationToken {
+        self.cancel.child_token()
+    }
+
     /// Cancels every run and waits until all have ended, at most `limit`; false
     /// when some had not ended by then. Called when the session ends however it
     /// ends (`exit` with or without `shutdown`, the input closing), so that no run
@@ -202,26 +220,41 @@ impl Runner {
             .map_err(|e| format!("{uri} is not open and cannot be read: {e}"))?;
         let parsed = promptforge_syntax::ParsedFile::new(text);
         let encoding = self.encoding.get().copied().unwrap_or_default();
-        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, Arc::default(), false);
+        let analysis = (Arc::default(), CancellationToken::new());
+        let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, analysis, false);
         Ok(Source {
             snapshot: Arc::new(snapshot),
             open: false,
         })
     }
 
-    /// Starts `job` and returns its run id.
+    /// Starts `job` and returns its run id; when [`MAX_RUNS`] go on already,
+    /// the run ends at once with the refusal instead.
     pub fn start(self: &Arc<Self>, job: Job) -> String {
         let n = self.next.fetch_add(1, Ordering::SeqCst) + 1;
         let run_id = format!("run-{n}");
         let cancel = self.shutdown.child_token();
-        self.active().insert(run_id.clone(), cancel.clone());
+        let job = {
+            let mut active = self.active();
+            match job {
+                Job::Refused(_) => job,
+                _ if active.len() >= MAX_RUNS => Job::Refused(RunEvent::Failed {
+                    kind: promptforge_engine::RunErrorKind::Limit.as_str().to_owned(),
+                    message: too_many_runs(MAX_RUNS),
+                    range: None,
+                }),
+                _ => {
+                    active.insert(run_id.clone(), cancel.clone());
+                    job
+                }
+            }
+        };
         let gate = self.gates.gate(&run_id);
         let runner = Arc::clone(self);
         let id = run_id.clone();
         let run = async move {
             gate.opened().await;
             runner.lifecycle(&id, job, &cancel).await;
-            runner.active().remove(&id);
         };
         self.runtime.spawn(self.session.tracker.track_future(run));
         run_id
@@ -249,6 +282,7 @@ impl Runner {
         let forwarder = tokio::spawn(events::forward(
             self.client.clone(),
             run_id.to_owned(),
+            Arc::clone(&events),
             received,
         ));
         let title = match &job {
@@ -289,6 +323,8 @@ impl Runner {
             RunEvent::Failed { kind, message, .. } => format!("{kind}: {message}"),
             _ => "finished".to_owned(),
         };
+        // The run no longer counts once the editor can learn that it ended.
+        self.active().remove(run_id);
         events.finish(last);
         let _ = forwarder.await;
         let _ = end_progress.send(summary);

@@ -36,9 +36,10 @@ pub const COMMANDS: [&str; 3] = [RUN, TEST, CANCEL];
     rename_all_fields = "camelCase"
 )]
 pub enum RunEvent {
-    /// A line of the run log.
+    /// Lines of the run log: one, or several sent together (see
+    /// [`crate::run::events`]).
     Log {
-        /// The line.
+        /// The lines, joined by newlines.
         text: String,
     },
     /// A section starts (`""` for the H1 pass).

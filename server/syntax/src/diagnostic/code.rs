@@ -34,12 +34,13 @@ pub enum Severity {
     Error,
     /// The run goes ahead without it.
     Warning,
-    /// Something the author should know that is not the prompt's fault.
+    /// Nothing is wrong with the prompt: something the author should know,
+    /// such as what the analysis did not do or a Plugin awaiting trust.
     Information,
 }
 
 impl Severity {
-    /// `error` or `warning`, as printed.
+    /// `error`, `warning` or `info`, as printed.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -150,6 +151,15 @@ pub enum Code {
     OlderApi { member: String },
     /// A `tools.calls` key that is neither a slot nor a local tool of the section.
     UnknownCallsKey { key: String },
+    // ---- What the analysis leaves out (the trust issue) ----
+    /// A Lua block the static checks and the editor's Lua features do not read:
+    /// its size, and the limit it is past (of one block, or of the document's
+    /// blocks together when `whole_document`).
+    LuaBlockNotRead {
+        bytes: usize,
+        limit: usize,
+        whole_document: bool,
+    },
     // ---- Prepare against the Host's catalog (the Tools chapter) ----
     /// A required Plugin the Host lacks, that failed, or that contributed no tools.
     MissingPlugin { id: String },
@@ -242,6 +252,11 @@ impl Code {
             }
             Code::OlderApi { member } => messages::older_api(member).unwrap_or_default().to_owned(),
             Code::UnknownCallsKey { key } => messages::calls_key_unknown(key),
+            Code::LuaBlockNotRead {
+                bytes,
+                limit,
+                whole_document,
+            } => messages::lua_block_not_read(*bytes, *limit, *whole_document),
             Code::MissingPlugin { id } => {
                 messages::notice_line_alone(&messages::missing_plugin(id)).to_owned()
             }
@@ -313,6 +328,7 @@ impl Code {
             Code::UndeclaredModelLabel { .. } => "UndeclaredModelLabel",
             Code::OlderApi { .. } => "OlderApi",
             Code::UnknownCallsKey { .. } => "UnknownCallsKey",
+            Code::LuaBlockNotRead { .. } => "LuaBlockNotRead",
             Code::UnboundModelLabel { .. } => "Binding",
             Code::Configuration { .. } => "Configuration",
             Code::UntrustedPlugin { .. } => "Trust",
@@ -329,7 +345,7 @@ impl Code {
             | Code::UnknownToolPath { .. }
             | Code::Configuration { .. }
             | Code::UnknownAlias { .. } => Severity::Warning,
-            Code::UntrustedPlugin { .. } => Severity::Information,
+            Code::UntrustedPlugin { .. } | Code::LuaBlockNotRead { .. } => Severity::Information,
             _ => Severity::Error,
         }
     }

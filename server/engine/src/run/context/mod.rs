@@ -81,6 +81,13 @@ pub struct RunShared {
     pub debugger: Option<Arc<debugger::Debugger>>,
 }
 
+/// What the host keeps for any log line besides its bytes, counted against
+/// `[limits] log_bytes` with them: the line's `String` in the run log and in
+/// the outcome (24 bytes each on 64-bit), its allocation's rounding, and the
+/// listener's share (a line printed, an editor's event). Without it a run of
+/// empty lines would keep about 50 bytes per counted byte.
+pub const LOG_LINE_OVERHEAD: u64 = 64;
+
 /// The run log: its lines and their size, bounded by `[limits] log_bytes` (the
 /// log lives in host memory, outside every VM's ceiling).
 #[derive(Debug, Default)]
@@ -98,9 +105,10 @@ impl RunLog {
 
 impl RunShared {
     /// Adds a line to the run log; past `[limits] log_bytes` the line is refused
-    /// with a `limit` error (each line counts its bytes and one for its end).
+    /// with a `limit` error (each line counts its bytes and
+    /// [`LOG_LINE_OVERHEAD`]).
     pub fn log_line(&self, line: String) -> Result<(), EngineError> {
-        let size = line.len() as u64 + 1;
+        let size = (line.len() as u64).saturating_add(LOG_LINE_OVERHEAD);
         let before = self.log.bytes.fetch_add(size, Ordering::SeqCst);
         if before.saturating_add(size) > self.limits.log_bytes {
             self.log.bytes.fetch_sub(size, Ordering::SeqCst);
