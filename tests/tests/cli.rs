@@ -423,7 +423,7 @@ fn check_prepares_and_reports_missing_plugins() {
     let run = run_in(scratch.path(), &["check", "p.md"]);
     assert_eq!(
         run.stdout,
-        "p.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent\n- missing required Plugin: acme/other\n"
+        "p.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: acme/absent\n- missing required Plugin: acme/other\np.md:10:9: error[RequirementsUnmet]: tool alias 'read' names acme/other/read, but this prompt does not declare its Plugin acme/other: declare it under plugins: (the Host registers no Plugin acme/other yet)\n"
     );
     assert_eq!(run.code, Some(1));
     let json = run_in(scratch.path(), &["check", "--format", "json", "p.md"]);
@@ -550,5 +550,21 @@ fn catalog_starts_mcp_servers_and_shows_what_they_skipped() {
         run.stdout.contains("  log: MCP server acme/stub: skipped the tool \"getTinyImage\": its name does not fit the segment grammar\n"),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn check_says_at_the_slot_that_the_prompt_does_not_declare_its_plugin() {
+    // Issue 23, trap 2: a newcomer binds a built-in tool and forgets `plugins:`.
+    let scratch = Scratch::new("undeclared");
+    scratch.write(
+        "p.md",
+        "---\nname: p\ndescription: d\npromptforge: 0\ntools:\n  fetch: promptforge/web/fetch\n---\n\n# T\n\n```lua\nreturn 'ok'\n```\n",
+    );
+    let run = run_in(scratch.path(), &["check", "p.md"]);
+    assert_eq!(run.code, Some(1));
+    assert_eq!(
+        run.stdout,
+        "p.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web\np.md:6:10: error[RequirementsUnmet]: tool alias 'fetch' names promptforge/web/fetch, but this prompt does not declare its Plugin promptforge/web: add `- promptforge/web` under plugins:\n"
     );
 }

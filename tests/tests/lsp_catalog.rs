@@ -17,6 +17,49 @@ use promptforge_tests::lsp_client::{
 use serde_json::json;
 
 #[test]
+fn a_built_in_plugin_left_out_of_plugins_is_said_at_the_slot_and_added_by_its_fix() {
+    // Issue 23, trap 2: the likeliest first mistake.
+    let scratch = workspace("undeclared", "# no Plugins beyond the built-in ones\n");
+    let doc = file_uri(&scratch, "p.md");
+    let text = prompt("tools:\n  fetch: promptforge/web/fetch\n", "");
+    let mut client = start();
+    client.open(&doc, 1, &text);
+    let diagnostics = client.diagnostics(&doc, 1);
+    let unmet = with_code(&diagnostics, "RequirementsUnmet");
+    assert_eq!(unmet.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        unmet[0]["message"],
+        "tool alias 'fetch' names promptforge/web/fetch, but this prompt does not declare its Plugin promptforge/web: add `- promptforge/web` under plugins:"
+    );
+    assert_eq!(
+        unmet[0]["range"],
+        range_of(&text, "promptforge/web/fetch", 0)
+    );
+    let actions = code_actions(
+        &mut client,
+        &doc,
+        range_of(&text, "promptforge/web/fetch", 0),
+    );
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    assert_eq!(
+        actions[0]["title"],
+        "Add Plugin promptforge/web to plugins:"
+    );
+    let (_, new_text) = only_edit(&actions[0], &doc);
+    let fixed = text.replacen("tools:", &format!("{new_text}tools:"), 1);
+    assert!(
+        fixed.contains("plugins:\n  - promptforge/web\ntools:"),
+        "{fixed}"
+    );
+    client.change(&doc, 2, json!([{ "text": fixed }]));
+    let after = client.diagnostics(&doc, 2);
+    assert!(
+        with_code(&after, "RequirementsUnmet").is_empty(),
+        "{after:#?}"
+    );
+}
+
+#[test]
 fn missing_optional_and_undeclared_plugins_and_unknown_paths_are_placed_exactly() {
     let scratch = workspace("missing", "# no Plugins beyond the built-in ones\n");
     let doc = file_uri(&scratch, "p.md");
@@ -51,7 +94,10 @@ fn missing_optional_and_undeclared_plugins_and_unknown_paths_are_placed_exactly(
         unmet[2]["range"],
         range_of(&text, "promptforge/web/fecth", 0)
     );
-    assert_eq!(unmet[3]["message"], "missing required Plugin: acme/gone");
+    assert_eq!(
+        unmet[3]["message"],
+        "tool alias 'other' names acme/gone/x, but this prompt does not declare its Plugin acme/gone: declare it under plugins: (the Host registers no Plugin acme/gone yet)"
+    );
     assert_eq!(unmet[3]["severity"], 1);
     assert_eq!(unmet[3]["range"], range_of(&text, "acme/gone/x", 0));
 

@@ -19,7 +19,7 @@ use promptforge_analysis::{FactsCache, Model};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
-use promptforge_syntax::{is_prompt, parse, Analysis, Diagnostic, Severity};
+use promptforge_syntax::{is_prompt, parse, Analysis, Code, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
@@ -233,21 +233,27 @@ fn analyse(text: &str) -> Option<(Analysis, Model)> {
 }
 
 /// The diagnostics as problems, in order; those that refuse the run at prepare
-/// print as one RequirementsUnmet notice, where the first of them is.
+/// print as one RequirementsUnmet notice, where the first of them is. A slot whose
+/// Plugin the prompt does not declare also prints on its own, at the slot: the
+/// notice says the Plugin is missing, the slot says why.
 pub fn problems(path: &str, text: &str, analysis: &Analysis, found: &[Diagnostic]) -> Vec<Problem> {
     let index = &analysis.line_index;
+    let located = |d: &Diagnostic| matches!(d.code, Code::UndeclaredPlugin { .. });
     let grouped: Vec<&Diagnostic> = found
         .iter()
-        .filter(|d| d.code.refuses_requirements())
+        .filter(|d| d.code.refuses_requirements() && !located(d))
         .collect();
     let mut refusal = requirements::refusal(&analysis.document, found);
     let mut out = Vec::new();
     for diag in found {
-        if !diag.code.refuses_requirements() {
+        if diag.code.refuses_requirements() {
+            if let Some(error) = refusal.take() {
+                // The notice stands where the first refusing diagnostic is, once.
+                out.push(Problem::refusal(path, text, index, &error, &grouped));
+            }
+        }
+        if !diag.code.refuses_requirements() || located(diag) {
             out.push(Problem::from_diagnostic(path, text, index, diag));
-        } else if let Some(error) = refusal.take() {
-            // The notice stands where the first refusing diagnostic is, once.
-            out.push(Problem::refusal(path, text, index, &error, &grouped));
         }
     }
     out

@@ -292,12 +292,18 @@ fn slots(
         let (Some(path), Some(plugin)) = (&slot.path, slot.plugin_id()) else {
             continue;
         };
+        let Some(&(decl, plugin_view)) = by_id.get(plugin) else {
+            let undeclared = Code::UndeclaredPlugin {
+                id: plugin.to_owned(),
+                alias: slot.alias.value.clone(),
+                path: path.value.clone(),
+                registered: view.registered.iter().any(|id| id == plugin),
+            };
+            out.push(Diagnostic::new(undeclared, path.range.clone()));
+            continue;
+        };
         let missing = Code::MissingPlugin {
             id: plugin.to_owned(),
-        };
-        let Some(&(decl, plugin_view)) = by_id.get(plugin) else {
-            out.push(Diagnostic::new(missing, path.range.clone()));
-            continue;
         };
         // A slot backed by an optional Plugin is a parse error already.
         let PluginState::Ready(tools) = &plugin_view.state else {
@@ -370,7 +376,11 @@ pub fn refusal(document: &Document, problems: &[Diagnostic]) -> Option<RunError>
     let mut conflicts = Vec::new();
     for problem in problems {
         match &problem.code {
-            Code::MissingPlugin { id } if listed.insert(id.as_str()) => missing.push(id),
+            Code::MissingPlugin { id } | Code::UndeclaredPlugin { id, .. }
+                if listed.insert(id.as_str()) =>
+            {
+                missing.push(id)
+            }
             Code::ConflictingPlugins { first, second } => {
                 conflicts.push(messages::conflicting_plugins(first, second));
             }

@@ -160,3 +160,31 @@ fn the_nearest_path_is_the_one_fewest_edits_away() {
         Some("promptforge/web/fetch")
     );
 }
+
+#[test]
+fn a_slot_whose_plugin_is_not_declared_says_so_at_the_slot_and_the_notice_lists_it() {
+    // Issue 23, trap 2: `tools: {fetch: promptforge/web/fetch}` without `plugins:`.
+    let (text, fm, document) =
+        frontmatter("tools:\n  fetch: promptforge/web/fetch\n  read: acme/other/read\n");
+    let catalog = CatalogView {
+        registered: vec!["promptforge/web".into()],
+        ..CatalogView::default()
+    };
+    let found = evaluate(&fm, &catalog);
+    let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "tool alias 'fetch' names promptforge/web/fetch, but this prompt does not declare its Plugin promptforge/web: add `- promptforge/web` under plugins:",
+            "tool alias 'read' names acme/other/read, but this prompt does not declare its Plugin acme/other: declare it under plugins: (the Host registers no Plugin acme/other yet)",
+        ]
+    );
+    assert_eq!(at(&text, &found[0].range), "promptforge/web/fetch");
+    assert_eq!(found[0].code.name(), "RequirementsUnmet");
+    assert_eq!(found[0].severity, Severity::Error);
+    // The run's notice is the Tools chapter's, byte for byte.
+    assert_eq!(
+        refusal(&document, &found).expect("refused").message,
+        "the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web\n- missing required Plugin: acme/other"
+    );
+}

@@ -16,6 +16,17 @@ pub fn missing_plugin(id: &str) -> String {
     format!("- missing required Plugin: {id}")
 }
 
+/// A slot whose Plugin the prompt does not declare, at the slot (the notice still
+/// lists the Plugin as missing).
+pub fn undeclared_plugin(alias: &str, path: &str, id: &str, registered: bool) -> String {
+    let remedy = if registered {
+        format!("add `- {id}` under plugins:")
+    } else {
+        format!("declare it under plugins: (the Host registers no Plugin {id} yet)")
+    };
+    format!("tool alias '{alias}' names {path}, but this prompt does not declare its Plugin {id}: {remedy}")
+}
+
 /// One line of the notice for two conflicting Plugins.
 pub fn conflicting_plugins(first: &str, second: &str) -> String {
     format!("- conflicting Plugins: {first} and {second} cannot be activated together; declare one or the other")

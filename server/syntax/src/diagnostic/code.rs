@@ -18,6 +18,18 @@ pub enum FieldPlace {
     ModelOption,
 }
 
+impl FieldPlace {
+    /// The keys allowed at this place.
+    pub fn fields(self) -> &'static [&'static str] {
+        use crate::frontmatter::messages as fm;
+        match self {
+            FieldPlace::TopLevel => fm::TOP_LEVEL_FIELDS,
+            FieldPlace::PluginEntry => fm::PLUGIN_FIELDS,
+            FieldPlace::ModelOption => fm::MODEL_OPTIONS,
+        }
+    }
+}
+
 /// The Lua API function a scope alias was given to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScopeFunction {
@@ -163,6 +175,14 @@ pub enum Code {
     // ---- Prepare against the Host's catalog (the Tools chapter) ----
     /// A required Plugin the Host lacks, that failed, or that contributed no tools.
     MissingPlugin { id: String },
+    /// A slot's Plugin the prompt does not declare under `plugins:` (`registered`:
+    /// whether the Host has it). It refuses the run as a missing Plugin does.
+    UndeclaredPlugin {
+        id: String,
+        alias: String,
+        path: String,
+        registered: bool,
+    },
     /// Two declared Plugins that conflict, the earlier first.
     ConflictingPlugins { first: String, second: String },
     /// An optional Plugin skipped, and why.
@@ -260,6 +280,12 @@ impl Code {
             Code::MissingPlugin { id } => {
                 messages::notice_line_alone(&messages::missing_plugin(id)).to_owned()
             }
+            Code::UndeclaredPlugin {
+                id,
+                alias,
+                path,
+                registered,
+            } => messages::undeclared_plugin(alias, path, id, *registered),
             Code::ConflictingPlugins { first, second } => {
                 messages::notice_line_alone(&messages::conflicting_plugins(first, second))
                     .to_owned()
@@ -354,7 +380,9 @@ impl Code {
     pub fn refuses_requirements(&self) -> bool {
         matches!(
             self,
-            Code::MissingPlugin { .. } | Code::ConflictingPlugins { .. }
+            Code::MissingPlugin { .. }
+                | Code::UndeclaredPlugin { .. }
+                | Code::ConflictingPlugins { .. }
         )
     }
 }

@@ -44,21 +44,45 @@ pub fn duplicate_field(key: &str) -> String {
     format!("duplicate field `{key}`")
 }
 
+/// The frontmatter's top-level keys, in the order the spec lists them.
+pub const TOP_LEVEL_FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "promptforge",
+    "plugins",
+    "tools",
+    "models",
+    "max_tool_iterations",
+];
+
+/// The keys of a `plugins:` entry map.
+pub const PLUGIN_FIELDS: &[&str] = &["ref", "optional", "config"];
+
+/// The keys of a model label's options.
+pub const MODEL_OPTIONS: &[&str] = &["model", "temperature", "max_tokens"];
+
+/// serde's unknown-field message: `unknown field `{key}`, expected one of `a`, `b``.
+fn unknown_field(key: &str, fields: &[&str]) -> String {
+    let expected: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+    format!(
+        "unknown field `{key}`, expected one of {}",
+        expected.join(", ")
+    )
+}
+
 /// An unknown top-level key.
 pub fn unknown_top_level_field(key: &str) -> String {
-    format!(
-        "unknown field `{key}`, expected one of `name`, `description`, `promptforge`, `plugins`, `tools`, `models`, `max_tool_iterations`"
-    )
+    unknown_field(key, TOP_LEVEL_FIELDS)
 }
 
 /// An unknown key in a `plugins:` entry map.
 pub fn unknown_plugin_field(key: &str) -> String {
-    format!("unknown field `{key}`, expected one of `ref`, `optional`, `config`")
+    unknown_field(key, PLUGIN_FIELDS)
 }
 
 /// An unknown key in a model label's options.
 pub fn unknown_model_option(key: &str) -> String {
-    format!("unknown field `{key}`, expected one of `model`, `temperature`, `max_tokens`")
+    unknown_field(key, MODEL_OPTIONS)
 }
 
 /// serde's type error: `invalid type: {found}, expected {what}`.
