@@ -475,3 +475,29 @@ fn an_args_file_that_is_a_device_a_pipe_or_endless_is_refused() {
     );
     assert_eq!(run.code, Some(2));
 }
+
+#[test]
+fn lua_messages_name_lines_of_the_file() {
+    // Issue 23, trap 5: Lua counted the lines of the block, not of the file.
+    let scratch = Scratch::new("file-lines");
+    scratch.write(
+        "p.md",
+        "---\nname: p\ndescription: d\npromptforge: 0\n---\n\n# T\n\nProse.\n\n```lua\nlocal function inner()\n  error('boom')\nend\nlocal _, e = pcall(inner)\nlog(e)\nlocal _, e2 = xpcall(function() local t = nil; return t.x end, function(m) return m end)\nlog(e2)\nlocal co = coroutine.create(function() error('in a coroutine') end)\nlog(select(2, coroutine.resume(co)))\n```\n",
+    );
+    let run = pf(scratch.path(), &["run", "p.md"]);
+    assert_eq!(
+        run.stderr,
+        "log: line 13: boom\nlog: line 17: attempt to index a nil value (local 't')\nlog: line 19: in a coroutine\n",
+        "{}",
+        run.stdout
+    );
+    scratch.write(
+        "q.md",
+        "---\nname: q\ndescription: d\npromptforge: 0\n---\n\n# T\n\n```lua\nlocal x = (1 +\n  2\nreturn x\n```\n",
+    );
+    let run = pf(scratch.path(), &["run", "q.md"]);
+    assert_eq!(
+        run.stderr,
+        "q.md:12:1: error[Lua]: ')' expected (to close '(' at line 10) near 'return'\n"
+    );
+}

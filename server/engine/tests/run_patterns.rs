@@ -115,6 +115,6 @@ fn pattern_errors_are_lua_errors() {
     let outcome = run(&section(code), "");
     assert_eq!(
         result(&outcome).as_deref(),
-        Some("b0:1: unfinished capture")
+        Some("line 12: unfinished capture")
     );
 }

@@ -255,7 +255,7 @@ impl Builder<'_, '_> {
         self.diagnostics.push(
             Diagnostic::new(
                 Code::LuaSyntax {
-                    message: err.message,
+                    message: crate::lua::in_file_lines(&err.message, block.first_line),
                 },
                 range,
             )

@@ -97,6 +97,30 @@ fn new_compiler() -> Lua {
     lua
 }
 
+/// `message` with the lines Lua names inside it (`to close '(' at line 1`,
+/// `label 'x' already defined on line 2`), which count the block's lines, turned
+/// into lines of the file whose line `first_line` (0-based) the block's code starts on.
+pub fn in_file_lines(message: &str, first_line: u32) -> String {
+    let mut out = String::with_capacity(message.len() + 4);
+    let mut rest = message;
+    while let Some(at) = ["at line ", "on line "]
+        .iter()
+        .filter_map(|marker| rest.find(marker).map(|at| at + marker.len()))
+        .min()
+    {
+        let (before, after) = rest.split_at(at);
+        out.push_str(before);
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        match after[..digits].parse::<u32>() {
+            Ok(line) => out.push_str(&(line.saturating_add(first_line)).to_string()),
+            Err(_) => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Splits Lua's `block:{line}: {message}` into the line and the message.
 fn describe(err: &mlua::Error) -> LuaSyntaxError {
     let raw = match err {
@@ -148,6 +172,22 @@ mod tests {
             err.message,
             "'end' expected (to close 'function' at line 1) near <eof>"
         );
+    }
+
+    #[test]
+    fn lines_inside_a_message_count_the_file() {
+        // Issue 23, trap 5: the block's code starts on the file's line 9 (0-based 8).
+        let err = check_syntax("local x = (1 +\n  2\nreturn x\n").unwrap_err();
+        assert_eq!(
+            in_file_lines(&err.message, 8),
+            "')' expected (to close '(' at line 9) near 'return'"
+        );
+        assert_eq!(
+            in_file_lines("label 'a' already defined on line 2", 20),
+            "label 'a' already defined on line 22"
+        );
+        assert_eq!(in_file_lines("no line here", 3), "no line here");
+        assert_eq!(in_file_lines("at line x", 3), "at line x");
     }
 
     #[test]

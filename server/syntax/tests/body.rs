@@ -224,6 +224,6 @@ fn a_lua_error_at_end_of_input_points_at_the_closing_fence() {
     let text = prompt("# T\n```lua\nfunction f()\n```\n");
     assert_eq!(
         body_errors(&text),
-        ["9:1: error[Lua]: 'end' expected (to close 'function' at line 1) near <eof>"]
+        ["9:1: error[Lua]: 'end' expected (to close 'function' at line 8) near <eof>"]
     );
 }

@@ -89,6 +89,9 @@ pub async fn run_section(
     let _end_tasks = SectionEnd(ctx.clone());
     let lua = vm::new_lua(&control)
         .map_err(|e| RunError::internal(format!("a Lua VM cannot be created: {e}")))?;
+    lua.set_app_data(vm::errors::BlockStarts(
+        document.lua_blocks.iter().map(|b| b.first_line).collect(),
+    ));
     let installed = globals.install_base(&lua, &ctx);
     installed.map_err(|e| RunError::internal(format!("the Lua API cannot be installed: {e}")))?;
 

@@ -5,7 +5,9 @@ use mlua::{Function, Lua, MultiValue, Value};
 use promptforge_syntax::Document;
 
 use super::control::{Abort, VmControl};
-use super::errors::{engine_error_in, error_message, innermost, is_memory_error};
+use super::errors::{
+    engine_error_in, error_message, innermost, is_memory_error, split_position, Place,
+};
 use super::functions::describe;
 use super::registry::DRIVER_KEY;
 use crate::error::{ChainFailure, EngineError, RunError, RunErrorKind};
@@ -138,7 +140,7 @@ fn failure_of(
                     )
                 }
                 None => {
-                    let (message, line) = strip_position(&error_message(&error));
+                    let (message, line) = split_position(&error_message(&error));
                     (RunError::new(RunErrorKind::Lua, message), line)
                 }
             }
@@ -148,7 +150,7 @@ fn failure_of(
             if text == messages::LUA_OUT_OF_MEMORY {
                 return BlockFailure::Error(control.memory_error().into_run_error());
             }
-            let (message, line) = strip_position(&text);
+            let (message, line) = split_position(&text);
             (RunError::new(RunErrorKind::Lua, message), line)
         }
         other => (RunError::new(RunErrorKind::Lua, describe(lua, other)), None),
@@ -168,36 +170,11 @@ fn failure_of(
     // error was raised, else (every frame of the block was replaced by tail calls)
     // the block's own first line.
     let line = prefixed_line
-        .and_then(to_file_line)
+        .and_then(|place| match place {
+            Place::Block(index, line) => to_file_line((index, line)),
+            Place::File(line) => Some(line),
+        })
         .or_else(|| recorded.and_then(to_file_line))
         .unwrap_or(block_line);
     BlockFailure::Error(error.at_line(line))
-}
-
-/// Splits Lua's `b{index}:{line}: ` position prefix off a message.
-pub(super) fn strip_position(message: &str) -> (String, Option<(usize, u32)>) {
-    let parsed = message.strip_prefix('b').and_then(|rest| {
-        let (index, rest) = rest.split_once(':')?;
-        let (line, rest) = rest.split_once(": ")?;
-        Some(((index.parse().ok()?, line.parse().ok()?), rest))
-    });
-    match parsed {
-        Some((position, rest)) => (rest.to_owned(), Some(position)),
-        None => (message.to_owned(), None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn positions_are_split_off() {
-        assert_eq!(
-            strip_position("b3:7: boom"),
-            ("boom".to_owned(), Some((3, 7)))
-        );
-        assert_eq!(strip_position("boom: b3"), ("boom: b3".to_owned(), None));
-        assert_eq!(strip_position("bad: x"), ("bad: x".to_owned(), None));
-    }
 }

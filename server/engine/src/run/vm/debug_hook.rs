@@ -14,9 +14,8 @@ use std::sync::Arc;
 use mlua::debug::{Debug, HookTriggers};
 use mlua::{Function, Lua, Value, VmState};
 
-use super::block::strip_position;
 use super::control::{Abort, VmControl, VmDebug};
-use super::errors::{engine_error_in, error_message, usage_error};
+use super::errors::{engine_error_in, error_message, split_position, usage_error};
 use super::eval::{evaluate, truthy};
 use super::frames;
 use super::inspect::{log_message, Inspector};
@@ -315,7 +314,7 @@ pub fn suspending_call(lua: &Lua, control: &VmControl, name: &str) -> mlua::Resu
 /// (without Lua's `b{block}:{line}: ` position: the stack shows where).
 fn exception_of(lua: &Lua, error: &Value) -> (String, String) {
     let (kind, message) = raw_exception_of(lua, error);
-    (kind, strip_position(&message).0)
+    (kind, split_position(&message).0)
 }
 
 fn raw_exception_of(lua: &Lua, error: &Value) -> (String, String) {

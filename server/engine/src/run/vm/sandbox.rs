@@ -63,8 +63,9 @@ setmetatable = function(t, mt)
   if type(mt) == 'table' and rawget(mt, '__gc') ~= nil then error(gc_refused, 2) end
   return raw_setmetatable(t, mt)
 end
--- A limit or a cancellation inside a coroutine passes through resume too.
-coroutine.resume = function(co, ...) return after_x(raw_resume(co, ...)) end
+-- A limit or a cancellation inside a coroutine passes through resume too, and
+-- its error reads as pcall's does.
+coroutine.resume = function(co, ...) return after(raw_resume(co, ...)) end
 return function(f) mark() return raw_xpcall(f, handler) end
 "#;
 
