@@ -57,7 +57,7 @@ fn an_undeclared_plugin_of_a_slot_is_added_to_plugins() {
     let all = found(&text, &CatalogView::default());
     let missing = all
         .iter()
-        .find(|d| matches!(&d.code, Code::MissingPlugin { id } if id == "acme/gone"))
+        .find(|d| matches!(&d.code, Code::UndeclaredPlugin { id, .. } if id == "acme/gone"))
         .expect("the slot's Plugin is missing");
     assert!(apply(&text, missing).contains("plugins:\n  - acme/gone\ntools:"));
 }
@@ -155,4 +155,63 @@ fn code_actions_and_the_tests_of_fixes_name_codes_not_message_text() {
             );
         }
     }
+}
+
+#[test]
+fn a_name_with_a_space_is_renamed_to_a_valid_one_or_not_at_all() {
+    // Issue 23, trap 6: "Lowercase to three errors" was still invalid.
+    let text = prompt("").replace("name: p", "name: Three Errors");
+    let all = found(&text, &CatalogView::default());
+    let name = all
+        .iter()
+        .find(|d| matches!(d.code, Code::InvalidPromptName { .. }))
+        .expect("an invalid name");
+    assert_eq!(name.fixes[0].title, "Rename to three-errors");
+    assert!(apply(&text, name).contains("name: three-errors\n"));
+    let text = prompt("").replace("name: p", "name: \"!!\"");
+    let all = found(&text, &CatalogView::default());
+    let name = all
+        .iter()
+        .find(|d| matches!(d.code, Code::InvalidPromptName { .. }))
+        .expect("an invalid name");
+    assert!(
+        name.fixes.is_empty(),
+        "no valid name to offer: {:?}",
+        name.fixes
+    );
+}
+
+#[test]
+fn a_mistyped_key_or_label_is_replaced_with_the_one_near_it() {
+    // Issue 23, item 8: "did you mean" where one is near, as a fix; the spec's
+    // messages, which list every valid choice, stay as they are.
+    let text = prompt("descriptoin: x\n");
+    let all = found(&text, &CatalogView::default());
+    let unknown = all
+        .iter()
+        .find(|d| matches!(d.code, Code::UnknownField { .. }))
+        .expect("an unknown key");
+    assert_eq!(unknown.fixes[0].title, "Replace with description");
+    assert!(apply(&text, unknown).contains("\ndescription: x\n"));
+
+    let text = format!(
+        "{}\n```lua\nreturn models.get('writr')\n```\n",
+        prompt("models:\n  writer: {}\n  reader: {}\n")
+    );
+    let all = found(&text, &CatalogView::default());
+    let label = all
+        .iter()
+        .find(|d| matches!(d.code, Code::UndeclaredModelLabel { .. }))
+        .expect("an undeclared label");
+    assert_eq!(label.fixes[0].title, "Replace with writer");
+    assert!(apply(&text, label).contains("models.get('writer')"));
+
+    // Nothing near: no fix.
+    let text = prompt("zzz: 1\n");
+    let all = found(&text, &CatalogView::default());
+    let unknown = all
+        .iter()
+        .find(|d| matches!(d.code, Code::UnknownField { .. }))
+        .expect("an unknown key");
+    assert!(unknown.fixes.is_empty(), "{:?}", unknown.fixes);
 }
