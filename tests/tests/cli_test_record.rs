@@ -322,3 +322,66 @@ fn a_recording_into_a_read_only_folder_is_refused_and_the_file_kept() {
     );
     assert_eq!(std::fs::read(&file).expect("kept"), original.as_bytes());
 }
+
+#[test]
+fn a_recording_with_a_store_on_disk_keeps_the_files_the_run_started_with() {
+    // Issue 23, item 8: the case used to replay against an empty store and pass.
+    let s = Scratch::new("record-store");
+    s.write(
+        "notes.md",
+        "---\nname: notes\ndescription: d\npromptforge: 0\n---\n\n# Notes\n\n```lua\nlocal text = store.read('facts.md')\nstore.write('seen.md', 'yes')\nreturn #text\n```\n",
+    );
+    s.write("data/facts.md", "alpha\nbeta\n");
+    let run = pf(
+        s.path(),
+        &[
+            "run",
+            "notes.md",
+            "--store",
+            "data",
+            "--record",
+            "notes.test.yaml",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (Some(0), "11\n"),
+        "{}",
+        run.stderr
+    );
+    let written = std::fs::read_to_string(s.path().join("notes.test.yaml")).expect("written");
+    assert!(
+        written.contains("    store:\n      facts.md: |\n        alpha\n        beta\n"),
+        "{written}"
+    );
+    assert!(
+        !written.contains("seen.md"),
+        "only the starting files: {written}"
+    );
+    let test = pf(s.path(), &["test"]);
+    assert_eq!(test.code, Some(0), "{}", test.stdout);
+
+    // A store too large for a case is refused before the run, and nothing is written.
+    for n in 0..1001 {
+        s.write(&format!("big/f{n}.md"), "x");
+    }
+    let run = pf(
+        s.path(),
+        &[
+            "run",
+            "notes.md",
+            "--store",
+            "big",
+            "--record",
+            "big.test.yaml",
+        ],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "promptforge: big.test.yaml: the store holds 1001 files, more than a recorded case keeps as its starting store (1000 files, 1048576 bytes)\n"
+    );
+    assert!(!s.path().join("big.test.yaml").exists());
+}

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use promptforge_engine::prompt_tests::record::starting_store;
 use promptforge_engine::run::{run_text, RunOptions};
 use promptforge_engine::user_file;
 use promptforge_engine::{RunErrorKind, Store};
@@ -84,11 +85,17 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    let live = args.format == RunFormat::Text && io::stderr().is_terminal() && !global.quiet;
+    let events = Arc::new(status::CliEvents::new(
+        live,
+        args.format == RunFormat::Text,
+        global.quiet,
+    ));
     let stdin_is_operator = !global.no_input
         && args.args_file.as_deref() != Some(Path::new("-"))
         && io::stdin().is_terminal();
     if stdin_is_operator {
-        host.set_input(Some(Arc::new(input::TerminalInput)));
+        host.set_input(Some(Arc::new(input::TerminalInput::new(events.pause()))));
     }
     if let Some(recording) = &recording {
         host = recording.recorder.host(&host);
@@ -105,6 +112,13 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         },
         None => Store::in_memory(),
     };
+    // The case replays against the files the store on disk starts with.
+    if let (Some(recording), Some(_)) = (&recording, &global.store) {
+        match starting_store(&store) {
+            Ok(files) => recording.recorder.starting_files(files),
+            Err(reason) => return usage(&recording.display, reason),
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -112,12 +126,6 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         Ok(runtime) => runtime,
         Err(e) => return usage("runtime", e),
     };
-    let live = args.format == RunFormat::Text && io::stderr().is_terminal() && !global.quiet;
-    let events = Arc::new(status::CliEvents::new(
-        live,
-        args.format == RunFormat::Text,
-        global.quiet,
-    ));
     let cancel = CancellationToken::new();
     let options = RunOptions {
         args: arguments.clone(),

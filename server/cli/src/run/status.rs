@@ -5,8 +5,11 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use promptforge_engine::RunEvents;
+
+/// How often the status line redraws (its spinner and elapsed time).
+const TICK: Duration = Duration::from_millis(120);
 
 /// The run's listener for the command line.
 pub struct CliEvents {
@@ -35,7 +38,7 @@ impl CliEvents {
             if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {msg}") {
                 bar.set_style(style);
             }
-            bar.enable_steady_tick(Duration::from_millis(120));
+            bar.enable_steady_tick(TICK);
             bar
         });
         CliEvents {
@@ -67,11 +70,38 @@ impl CliEvents {
         ));
     }
 
+    /// The handle that hides the status line while the operator is asked.
+    pub fn pause(&self) -> StatusPause {
+        StatusPause(self.bar.clone())
+    }
+
     /// Removes the status line.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// Hides the live status line while the operator answers a question, so the
+/// question stays on the terminal (none without a status line).
+#[derive(Clone, Default)]
+pub struct StatusPause(Option<ProgressBar>);
+
+impl StatusPause {
+    /// Runs `ask` with the status line cleared and not redrawn, then shows it again.
+    pub fn around<R>(&self, ask: impl FnOnce() -> R) -> R {
+        let Some(bar) = &self.0 else {
+            return ask();
+        };
+        bar.disable_steady_tick();
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+        // The line drawn last stays on the terminal: erase it.
+        eprint!("\r\x1b[2K");
+        let answer = ask();
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.enable_steady_tick(TICK);
+        answer
     }
 }
 

@@ -26,6 +26,38 @@ pub struct Recorder {
     rounds: Mutex<Vec<Round>>,
     tools: Mutex<Vec<ScriptedTool>>,
     input: Mutex<Vec<String>>,
+    store: Mutex<Vec<(String, String)>>,
+}
+
+/// The most files a recorded case keeps as the run's starting store.
+pub const MAX_STARTING_FILES: usize = 1000;
+/// The most bytes of text a recorded case keeps as the run's starting store.
+pub const MAX_STARTING_BYTES: usize = 1024 * 1024;
+
+/// The files of `store` as a recorded case's `store:` (what the run starts with),
+/// or why they cannot be: more than [`MAX_STARTING_FILES`] or
+/// [`MAX_STARTING_BYTES`], or a file that is not text.
+pub fn starting_store(store: &crate::store::Store) -> Result<Vec<(String, String)>, String> {
+    let paths = store.list(None).map_err(|e| e.message)?;
+    let too_large = |what: String| {
+        format!(
+            "the store holds {what}, more than a recorded case keeps as its starting store ({MAX_STARTING_FILES} files, {MAX_STARTING_BYTES} bytes)"
+        )
+    };
+    if paths.len() > MAX_STARTING_FILES {
+        return Err(too_large(format!("{} files", paths.len())));
+    }
+    let mut files = Vec::with_capacity(paths.len());
+    let mut bytes = 0usize;
+    for path in paths {
+        let text = store.read(&path, None, None).map_err(|e| e.message)?;
+        bytes = bytes.saturating_add(text.len());
+        if bytes > MAX_STARTING_BYTES {
+            return Err(too_large(format!("more than {MAX_STARTING_BYTES} bytes")));
+        }
+        files.push((path, text));
+    }
+    Ok(files)
 }
 
 /// A value with no place in a file yet.
@@ -37,6 +69,12 @@ impl Recorder {
     /// An empty recording.
     pub fn new() -> Arc<Recorder> {
         Arc::new(Recorder::default())
+    }
+
+    /// Records the files the run's store starts with (see [`starting_store`]): the
+    /// case replays against them.
+    pub fn starting_files(&self, files: Vec<(String, String)>) {
+        *self.store.lock().unwrap_or_else(PoisonError::into_inner) = files;
     }
 
     /// A Host like `base` whose models, Plugins' tools and operator report to this
@@ -90,7 +128,13 @@ impl Recorder {
             range: 0..0,
             args: args.to_owned(),
             seed: Some(seed),
-            store: Vec::new(),
+            store: self
+                .store
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .map(|(path, text)| (unplaced(path.clone()), text.clone()))
+                .collect(),
             model: (!rounds.is_empty()).then_some(rounds),
             tools: self
                 .tools
