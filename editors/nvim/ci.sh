@@ -47,8 +47,8 @@ rm -rf "$HOME_DIR"
 export XDG_CONFIG_HOME=$HOME_DIR/config XDG_DATA_HOME=$HOME_DIR/data \
   XDG_STATE_HOME=$HOME_DIR/state XDG_CACHE_HOME=$HOME_DIR/cache
 passed=0 failed=0 skipped=0 broken=()
-# test_parser builds the parser that test_health then finds.
-for name in lsp run ask parser health enable dap trust; do
+# test_parser builds the parser that test_health and test_binary then find.
+for name in lsp run ask parser health binary enable dap trust; do
   started=$(now)
   log=$HOME_DIR/test_$name.out
   mkdir -p "$HOME_DIR"
