@@ -24,6 +24,7 @@ end
 local function scratch_repo(checkout)
   local root = vim.fn.tempname()
   vim.fn.mkdir(root .. '/editors/nvim', 'p')
+  root = vim.uv.fs_realpath(root)
   vim.fn.system({ 'cp', '-R', H.plugin .. '/lua', root .. '/editors/nvim/lua' })
   if checkout ~= false then
     vim.fn.mkdir(root .. '/server/cli', 'p')
@@ -74,8 +75,14 @@ end
 H.run('binary', {
   { 'the real plugin finds its checkout from its own path', function()
     local real = require('promptforge.config')
-    H.eq(vim.fs.normalize(H.repo), real.checkout(), 'checkout root')
+    H.eq(vim.uv.fs_realpath(H.repo), real.checkout(), 'checkout root')
     H.eq(root, config.checkout(), 'the scratch copy finds the scratch repository')
+    -- Linked into a package folder (pack/*/start/promptforge -> editors/nvim): the links are resolved.
+    local link = vim.fn.tempname()
+    vim.uv.fs_symlink(H.plugin, link)
+    local linked = dofile(link .. '/lua/promptforge/config.lua')
+    H.eq(vim.uv.fs_realpath(H.plugin), linked.plugin_dir(), 'the plugin folder through a link')
+    H.eq(vim.uv.fs_realpath(H.repo), linked.checkout(), 'the checkout through a link')
     local _, copy_of_nowhere = scratch_repo(false)
     local none, not_root = copy_of_nowhere.checkout()
     assert(none == nil and not_root, 'a copy outside a repository has no checkout')

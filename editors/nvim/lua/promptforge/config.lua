@@ -35,9 +35,12 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
--- The plugin's folder (editors/nvim): three levels above this file.
+-- The plugin's folder (editors/nvim): three levels above this file, symbolic
+-- links resolved (a package linked into pack/*/start/ is still the
+-- repository's folder, whose checkout and grammar are found from it).
 function M.plugin_dir()
-  local here = debug.getinfo(1, 'S').source:sub(2)
+  local here = vim.fs.normalize(debug.getinfo(1, 'S').source:sub(2))
+  here = vim.uv.fs_realpath(here) or here
   return vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(vim.fs.normalize(here))))
 end
 
