@@ -9,6 +9,7 @@
 local H = require('helpers')
 
 local real_path, real_home, real_cargo_home = vim.env.PATH, vim.env.HOME, vim.env.CARGO_HOME
+local real_install_root = vim.env.CARGO_INSTALL_ROOT
 local sys_path = '/usr/bin:/bin' -- sh and coreutils, never a promptforge
 
 local function fake(path, label)
@@ -39,6 +40,7 @@ local function env(o)
   vim.env.PATH = o.path or sys_path
   vim.env.HOME = o.home or places.home
   vim.env.CARGO_HOME = o.cargo_home
+  vim.env.CARGO_INSTALL_ROOT = o.install_root
 end
 
 local root, config = scratch_repo()
@@ -59,6 +61,7 @@ end
 
 local function restore()
   vim.env.PATH, vim.env.HOME, vim.env.CARGO_HOME = real_path, real_home, real_cargo_home
+  vim.env.CARGO_INSTALL_ROOT = real_install_root
 end
 
 -- The advice of the health report's ERROR (its indented lines after it).
@@ -70,6 +73,51 @@ local function health_text()
   end)
   vim.cmd('bwipeout!')
   return text
+end
+
+-- A stand-in `cargo` in a folder of its own: records its folder and
+-- arguments in `log`, prints a line as cargo does, and then either exits 101
+-- with a compile error (`fail`) or puts the real server in $CARGO_HOME/bin.
+local function fake_cargo(log, fail)
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local body = fail and { 'echo "error: could not compile promptforge-engine" >&2', 'exit 101' }
+    or { ('mkdir -p "$CARGO_HOME/bin" && ln -sf %s "$CARGO_HOME/bin/promptforge"'):format(vim.fn.shellescape(H.bin)) }
+  vim.fn.writefile(vim.list_extend({
+    '#!/bin/sh',
+    ('echo "$PWD" > %s; echo "$*" >> %s'):format(vim.fn.shellescape(log), vim.fn.shellescape(log)),
+    'echo "   Compiling promptforge v0.1.0" >&2',
+  }, body), dir .. '/cargo')
+  vim.uv.fs_chmod(dir .. '/cargo', tonumber('755', 8))
+  return dir
+end
+
+-- Runs `fn(notes, root)` with vim.notify recorded into `notes`, the real
+-- plugin's checkout a scratch one with nothing built (`root`), and no binary
+-- anywhere; restores all after.
+local function without_binary(fn, cargo_dir)
+  local real = require('promptforge.config')
+  local checkout = real.checkout
+  local root = scratch_repo()
+  real.checkout = function() return root end
+  real.told_missing = false
+  env({ path = (cargo_dir and (cargo_dir .. ':') or '') .. sys_path, cargo_home = vim.fn.tempname() })
+  local notes = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level) table.insert(notes, { msg, level }) end
+  local ok, err = pcall(fn, notes, root)
+  vim.notify = notify
+  restore()
+  real.checkout = checkout
+  if not ok then error(err, 0) end
+end
+
+local function note_with(notes, needle)
+  for _, note in ipairs(notes) do
+    if note[1]:find(needle, 1, true) then
+      return note
+    end
+  end
 end
 
 H.run('binary', {
@@ -104,6 +152,10 @@ H.run('binary', {
     env({}) -- CARGO_HOME unset: ~/.cargo/bin
     path, source = located()
     H.eq({ home_cargo, 'cargo' }, { path, source }, 'no CARGO_HOME: ~/.cargo/bin')
+    local install_root = fake(vim.fn.tempname() .. '/bin/promptforge', 'install-root')
+    env({ cargo_home = places.cargo_home, install_root = vim.fs.dirname(vim.fs.dirname(install_root)) })
+    path, source = located()
+    H.eq({ install_root, 'cargo' }, { path, source }, '$CARGO_INSTALL_ROOT/bin before $CARGO_HOME/bin')
     fake(release, 'release')
     fake(dist, 'dist')
     restore()
@@ -201,7 +253,8 @@ H.run('binary', {
         .. cargo_home .. '/bin/promptforge')), text)
     assert(text:find(("cd '%s' && cargo install --locked --profile dist --path server/cli"):format(empty_root), 1, true),
       text)
-    assert(text:find("build = 'cargo install --locked --profile dist --path server/cli'", 1, true), text)
+    assert(text:find(':PromptForgeInstallBinary runs it in the background', 1, true), text)
+    assert(text:find("build = ':PromptForgeInstallBinary'", 1, true), text)
     assert(text:find(':Lazy build promptforge', 1, true), text)
   end },
 
@@ -211,6 +264,61 @@ H.run('binary', {
     assert(text:find('ERROR server command `/nonexistent/promptforge` not executable: set explicitly: '
       .. 'setup({ cmd = ... })', 1, true), text)
     assert(text:find('cargo install --locked --profile dist --path server/cli', 1, true), text)
+  end },
+
+  { ':PromptForgeInstallBinary in the background: cargo install in the checkout, then the open prompt gets its server',
+    function()
+      local log = vim.fn.tempname()
+      without_binary(function(notes, root)
+        require('promptforge').setup({})
+        local dir = H.scratch({ ['p.md'] = H.prompt("return 'installed'") })
+        vim.cmd.edit(dir .. '/p.md')
+        local buf = vim.api.nvim_get_current_buf()
+        H.eq(0, #vim.lsp.get_clients({ bufnr = buf }), 'clients before the install')
+        assert(note_with(notes, 'binary was not found'), vim.inspect(notes))
+        assert(vim.fn.exists(':PromptForgeInstallBinary') == 2, 'the command')
+        H.eq(true, require('promptforge.install').install({ wait = false }), 'started')
+        assert(note_with(notes, ("installing the binary: cd '%s' && cargo install --locked --profile dist --path "
+          .. 'server/cli'):format(root)), vim.inspect(notes))
+        local done = H.wait('the install', function() return note_with(notes, 'installed the binary: ') end)
+        assert(done[1]:find(vim.env.CARGO_HOME .. '/bin/promptforge', 1, true), done[1])
+        H.eq({ root, 'install --locked --profile dist --path server/cli' }, vim.fn.readfile(log), 'cargo: where, how')
+        H.wait('the server on the prompt opened before', function()
+          local c = vim.lsp.get_clients({ bufnr = buf, name = 'promptforge' })[1]
+          return c and c.initialized
+        end)
+        vim.cmd('PromptForgeRun')
+        H.wait_output(buf, 'Result:\ninstalled')
+        assert(table.concat(vim.fn.readfile(require('promptforge.install').log_file()), '\n')
+          :find('Compiling promptforge', 1, true), 'the log')
+        for _, client in ipairs(vim.lsp.get_clients()) do
+          client:stop()
+        end
+        H.wait('the servers to stop', function() return #vim.lsp.get_clients() == 0 end)
+      end, fake_cargo(log))
+    end },
+
+  { ':PromptForgeInstallBinary that fails: an error with the end of cargo\'s output and the log', function()
+    without_binary(function(notes)
+      H.eq(true, require('promptforge.install').install({ wait = false }), 'started')
+      local failed = H.wait('the failure', function() return note_with(notes, 'installing the binary failed') end)
+      H.eq(vim.log.levels.ERROR, failed[2], 'level')
+      assert(failed[1]:find('cargo exited 101', 1, true) and failed[1]:find('could not compile', 1, true)
+        and failed[1]:find(require('promptforge.install').log_file(), 1, true), failed[1])
+    end, fake_cargo(vim.fn.tempname(), true))
+  end },
+
+  { ':PromptForgeInstallBinary without cargo, or outside a checkout: an error saying what to do', function()
+    without_binary(function(notes)
+      H.eq(false, require('promptforge.install').install({ wait = false }), 'not started')
+      local note = note_with(notes, 'cargo is not on PATH')
+      assert(note and note[1]:find('rustup', 1, true), vim.inspect(notes))
+    end)
+    without_binary(function(notes)
+      require('promptforge.config').checkout = function() return nil, '/somewhere' end
+      H.eq(false, require('promptforge.install').install({ wait = false }), 'not started')
+      assert(note_with(notes, '/somewhere is not a PromptForge repository'), vim.inspect(notes))
+    end, fake_cargo(vim.fn.tempname()))
   end },
 
   { 'a prompt opened without a binary: one error pointing at :checkhealth, no server; installed, it starts', function()
@@ -223,6 +331,7 @@ H.run('binary', {
     local notes = {}
     local notify = vim.notify
     vim.notify = function(msg, level) table.insert(notes, { msg, level }) end
+    real.told_missing = false
     require('promptforge').setup({})
     local dir = H.scratch({ ['a.md'] = H.prompt("return 'a'"), ['b.md'] = H.prompt("return 'b'") })
     local ok, err = pcall(function()
@@ -232,6 +341,7 @@ H.run('binary', {
       H.eq(1, #notes, 'notifications: ' .. vim.inspect(notes))
       H.eq(vim.log.levels.ERROR, notes[1][2], 'level')
       assert(notes[1][1]:find('`promptforge` binary was not found', 1, true)
+        and notes[1][1]:find(':PromptForgeInstallBinary', 1, true)
         and notes[1][1]:find(':checkhealth promptforge', 1, true), notes[1][1])
       -- `cargo install` puts it in $CARGO_HOME/bin (not on PATH): the next prompt starts the server.
       vim.fn.mkdir(cargo_home .. '/bin', 'p')

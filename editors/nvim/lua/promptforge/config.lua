@@ -112,11 +112,15 @@ function M.checkout()
   return nil, root
 end
 
--- Where `cargo install` puts binaries: $CARGO_HOME/bin, else ~/.cargo/bin.
+-- Where `cargo install` puts binaries: $CARGO_INSTALL_ROOT/bin when set,
+-- else $CARGO_HOME/bin, else ~/.cargo/bin (an install.root in a cargo config
+-- file is not read).
 function M.cargo_bin_dir()
-  local home = vim.env.CARGO_HOME
-  if home and home ~= '' then
-    return vim.fs.normalize(home) .. '/bin', '$CARGO_HOME/bin'
+  for _, var in ipairs({ 'CARGO_INSTALL_ROOT', 'CARGO_HOME' }) do
+    local dir = vim.env[var]
+    if dir and dir ~= '' then
+      return vim.fs.normalize(dir) .. '/bin', ('$%s/bin'):format(var)
+    end
   end
   return vim.fs.normalize('~/.cargo/bin'), '~/.cargo/bin'
 end
@@ -192,14 +196,15 @@ function M.install_advice()
   local cargo_dir = M.cargo_bin_dir()
   local lines = {}
   if root then
-    table.insert(lines, ('Install it with cargo from this checkout: cd %s && %s (it goes to %s, which the plugin '
-      .. 'looks in even when it is not on PATH)'):format(vim.fn.shellescape(root), M.INSTALL, cargo_dir))
+    table.insert(lines, (':PromptForgeInstallBinary runs it in the background, or in a shell: cd %s && %s (it goes '
+      .. 'to %s, which the plugin looks in even when it is not on PATH)'):format(vim.fn.shellescape(root), M.INSTALL,
+      cargo_dir))
   else
     table.insert(lines, ('Install it with cargo from a clone of the PromptForge repository: run %s in the clone '
       .. '(it goes to %s)'):format(M.INSTALL, cargo_dir))
   end
-  table.insert(lines, ("With lazy.nvim: give the plugin's spec build = '%s' (editors/nvim/README.md has the spec), "
-    .. 'then run :Lazy build promptforge'):format(M.INSTALL))
+  table.insert(lines, "With lazy.nvim: give the plugin's spec build = ':PromptForgeInstallBinary' "
+    .. '(editors/nvim/README.md has the spec), then run :Lazy build promptforge')
   if vim.fn.executable('cargo') == 0 then
     table.insert(lines, 'cargo is not on PATH: install Rust (1.90 or later) with rustup first: https://rustup.rs')
   end
@@ -209,19 +214,21 @@ end
 
 -- Says once per session that the binary is missing (instead of the client's
 -- spawn error on every buffer); true when it is there (or not checkable).
-local told_missing = false
+M.told_missing = false
 function M.check_binary()
   local found = M.locate()
   if found.path or type(found.cmd) ~= 'table' then
+    M.told_missing = false -- a binary that goes away later is told about again
     return true
   end
-  if not told_missing then
-    told_missing = true
+  if not M.told_missing then
+    M.told_missing = true
     local what = found.source == 'setting'
         and ('the server command `%s` (%s) is not executable'):format(found.cmd[1], found.why)
         or ('the `promptforge` binary was not found (looked on PATH, in %s)'):format(table.concat(
           vim.tbl_map(function(c) return c.where end, vim.list_slice(found.tried, 2)), ', '))
-    vim.notify(('PromptForge: %s; no server started. :checkhealth promptforge says how to install it.'):format(what),
+    vim.notify(('PromptForge: %s; no server started. :PromptForgeInstallBinary installs it with cargo; '
+      .. ':checkhealth promptforge says more.'):format(what),
       vim.log.levels.ERROR)
   end
   return false
