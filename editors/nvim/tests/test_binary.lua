@@ -292,7 +292,7 @@ H.run('binary', {
         assert(table.concat(vim.fn.readfile(require('promptforge.install').log_file()), '\n')
           :find('Compiling promptforge', 1, true), 'the log')
         for _, client in ipairs(vim.lsp.get_clients()) do
-          client:stop()
+          vim.lsp.stop_client(client.id)
         end
         H.wait('the servers to stop', function() return #vim.lsp.get_clients() == 0 end)
       end, fake_cargo(log))

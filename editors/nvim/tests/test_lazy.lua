@@ -83,7 +83,7 @@ local ok, err = pcall(function()
 end)
 out.error = not ok and tostring(err) or nil
 vim.fn.writefile({ vim.json.encode(out) }, RESULT)
-for _, client in ipairs(vim.lsp.get_clients()) do client:stop() end
+for _, client in ipairs(vim.lsp.get_clients()) do vim.lsp.stop_client(client.id) end
 vim.wait(5000, function() return #vim.lsp.get_clients() == 0 end, 20)
 vim.cmd('qall!')
 ]]):format(H.tests, result, check), '\n'), check_file)
