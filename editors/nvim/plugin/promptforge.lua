@@ -41,6 +41,10 @@ vim.api.nvim_create_user_command('PromptForgeStop', function()
   run().stop()
 end, { desc = 'Cancel the running prompt' })
 
+vim.api.nvim_create_user_command('PromptForgeInstallBinary', function()
+  require('promptforge.install').install()
+end, { desc = 'Install the promptforge binary with cargo install from this checkout (in the background)' })
+
 vim.api.nvim_create_user_command('PromptForgeInstallParser', function()
   local ok, result = require('promptforge.parser').install()
   if ok then

@@ -18,13 +18,20 @@ local dir = H.scratch({
 H.run('enable', {
   { 'lsp/promptforge.lua is the config vim.lsp.config finds', function()
     local cfg = vim.lsp.config.promptforge
-    H.eq({ 'promptforge', 'lsp' }, cfg.cmd, 'default cmd')
+    -- The binary is looked up when the server starts (config.locate).
+    H.eq('function', type(cfg.cmd), 'default cmd')
     H.eq({ 'promptforge.toml', '.git' }, cfg.root_markers, 'root markers')
     assert(type(cfg.root_dir) == 'function' and cfg.handlers['promptforge/ask'], vim.inspect(cfg))
   end },
 
   { "vim.lsp.enable('promptforge') attaches prompts and tests, not other Markdown", function()
-    vim.lsp.config('promptforge', { cmd = { H.bin, 'lsp' } })
+    -- The default cmd, with the server found on PATH.
+    local bin_dir = vim.fn.tempname()
+    vim.fn.mkdir(bin_dir, 'p')
+    vim.uv.fs_symlink(H.bin, bin_dir .. '/promptforge')
+    vim.env.PATH = bin_dir .. ':' .. vim.env.PATH
+    local found = require('promptforge.config').locate()
+    H.eq({ bin_dir .. '/promptforge', 'PATH' }, { found.path, found.source }, 'the binary found')
     vim.lsp.enable('promptforge')
     local buf, client = H.open(dir .. '/p.md')
     H.eq(vim.fs.normalize(dir), vim.fs.normalize(client.root_dir), 'root')
@@ -37,5 +44,13 @@ H.run('enable', {
     vim.api.nvim_set_current_buf(buf)
     vim.cmd('PromptForgeRun')
     H.wait_output(buf, 'Result:\nenabled')
+  end },
+
+  { "vim.lsp.config('promptforge', { cmd = ... }) is an explicit setting: used as it is", function()
+    vim.lsp.config('promptforge', { cmd = { '/nonexistent/promptforge', 'lsp' } })
+    local found = require('promptforge.config').locate()
+    H.eq({ '/nonexistent/promptforge', 'lsp' }, found.cmd, 'cmd')
+    H.eq({ nil, 'setting' }, { found.path, found.source }, 'not looked up elsewhere')
+    assert(found.why:find("vim.lsp.config('promptforge'", 1, true), found.why)
   end },
 })

@@ -13,7 +13,8 @@ H.run('health', {
       return t:find('parser promptforge', 1, true) and t
     end)
     assert(not text:find('ERROR', 1, true), text)
-    assert(text:find('OK server binary ' .. vim.pesc(H.bin) .. ': promptforge %d'), text)
+    assert(text:find('OK server binary ' .. vim.pesc(H.bin) .. ' %(set explicitly: setup%({ cmd = %.%.%. }%)%): promptforge %d'),
+      text)
     assert(text:find('OK server %d+ attached to 1 buffer%(s%)'), text)
     assert(text:find('OK tree-sitter parser promptforge installed', 1, true), text)
   end },

@@ -11,20 +11,7 @@ function M.check()
     health.error('Neovim 0.10 or later is needed')
   end
 
-  -- The binary and its version.
-  local cmd = require('promptforge.config').server_cmd()
-  local exe = type(cmd) == 'table' and vim.fn.exepath(cmd[1]) or ''
-  if exe == '' then
-    health.error(('server binary `%s` not found'):format(type(cmd) == 'table' and cmd[1] or vim.inspect(cmd)),
-      { 'Put promptforge on PATH or set `cmd` in setup()' })
-  else
-    local result = vim.system({ exe, '--version' }, { text = true }):wait(10000)
-    if result.code == 0 then
-      health.ok(('server binary %s: %s'):format(exe, vim.trim(result.stdout)))
-    else
-      health.error(('`%s --version` failed: %s'):format(exe, result.stderr or result.code))
-    end
-  end
+  M.check_binary()
 
   -- The running servers.
   local clients = vim.lsp.get_clients({ name = 'promptforge' })
@@ -35,8 +22,6 @@ function M.check()
     local buffers = vim.tbl_keys(client.attached_buffers or {})
     health.ok(('server %d attached to %d buffer(s), root %s'):format(client.id, #buffers, client.root_dir or '(none)'))
   end
-
-  M.check_trust(clients)
 
   -- The tree-sitter parser and its queries.
   local parser = require('promptforge.parser')
@@ -52,7 +37,48 @@ function M.check()
     health.warn('queries/promptforge/highlights.scm not found on runtimepath')
   end
 
+  M.check_trust(clients)
   M.check_dap()
+end
+
+-- The server binary: which one serves (and from where, why), its version; when
+-- none is found, where it was looked for and how to install it.
+function M.check_binary()
+  local health = vim.health
+  local config = require('promptforge.config')
+  local found = config.locate()
+  if type(found.cmd) ~= 'table' or type(found.cmd[1]) ~= 'string' then
+    health.info('server command: ' .. found.why)
+    return
+  end
+  if not found.path then
+    if found.source == 'setting' then
+      health.error(('server command `%s` not executable: %s'):format(found.cmd[1], found.why),
+        vim.list_extend({ ("Fix `cmd`, or leave it out (or its first word the bare name `promptforge`) to look the "
+          .. 'binary up: on PATH, in the checkout, in the cargo bin folder') }, config.install_advice()))
+    else
+      local looked = vim.tbl_map(function(c)
+        return c.source == 'PATH' and 'on PATH' or c.path or c.why
+      end, found.tried)
+      health.error('server binary `promptforge` not found: looked ' .. table.concat(looked, ', '),
+        config.install_advice())
+    end
+    return
+  end
+  local result = vim.system({ found.path, '--version' }, { text = true }):wait(10000)
+  if result.code == 0 then
+    health.ok(('server binary %s (%s): %s'):format(found.path, found.why, vim.trim(result.stdout)))
+  else
+    health.error(('`%s --version` failed (exit %s): %s'):format(found.path, tostring(result.code),
+      vim.trim(result.stderr or '')), config.install_advice())
+    return
+  end
+  local skipped = vim.tbl_filter(function(c) return not c.found end, found.tried)
+  if #skipped > 0 then
+    health.info('looked up before it, not there: ' .. table.concat(vim.tbl_map(function(c)
+      return c.source == 'PATH' and 'on PATH' or (c.path or c.why)
+    end, skipped), ', '))
+  end
 end
 
 -- Trust: what each server was told, and what vim.secure answered this session.
@@ -120,7 +146,7 @@ function M.check_dap()
     local line = ('nvim-dap adapter `promptforge` registered: %s (with --trust when the prompt\'s '
       .. 'promptforge.toml is trusted)'):format(table.concat(cmd, ' '))
     if vim.fn.executable(cmd[1]) ~= 1 then
-      health.error(line .. ' (the command is not executable)', { 'Put promptforge on PATH or set `cmd` in setup()' })
+      health.error(line .. ' (the command is not executable)', require('promptforge.config').install_advice())
     else
       health.ok(line)
     end

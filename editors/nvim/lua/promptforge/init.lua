@@ -19,6 +19,9 @@ function M.attach(buf)
     return
   end
   vim.b[buf].promptforge_kind = kind
+  if not config.check_binary() then
+    return -- said once; :checkhealth promptforge says how to install it
+  end
   local client_config = config.client_config()
   client_config.root_dir = config.root(buf)
   -- Once the trust of the buffer's promptforge.toml is decided (vim.secure
@@ -72,6 +75,12 @@ end
 function M.setup(opts)
   config.options = vim.tbl_deep_extend('force', vim.deepcopy(config.defaults), opts or {})
   config.setup_called = true
+  -- The commands, when a plugin manager put this folder on 'runtimepath'
+  -- after startup (as a lazy.nvim spec's `config` does for this subfolder of
+  -- the repository) and so never sourced plugin/.
+  if not vim.g.loaded_promptforge then
+    vim.cmd.source(vim.fn.fnameescape(config.plugin_dir() .. '/plugin/promptforge.lua'))
+  end
   vim.api.nvim_clear_autocmds({ group = group })
   -- FileType covers opening; BufWritePost/InsertLeave catch a buffer that
   -- became a prompt while it was edited.
