@@ -172,11 +172,23 @@ no_internal_commands() {
   done
 }
 
+# VS Code's extension page loads only https: pictures: the packaged README
+# links none relatively (scripts/package.mjs).
+no_relative_pictures() {
+  local vsix=$1
+  if unzip -p "$vsix" extension/readme.md | grep -nE '!\[[^]]*\]\((\./)?images/|<img[^>]+src="(\./)?images/'; then
+    echo "$(basename "$vsix"): the packaged README shows pictures by relative links (broken on the extension page)"
+    return 1
+  fi
+}
+
 check_vsix() {
   same_files "$UNIVERSAL_VSIX" ""
   same_files "$PROMPTFORGE_VSIX" extension/server/promptforge
   no_internal_commands "$UNIVERSAL_VSIX"
   no_internal_commands "$PROMPTFORGE_VSIX"
+  no_relative_pictures "$UNIVERSAL_VSIX"
+  no_relative_pictures "$PROMPTFORGE_VSIX"
   # The platform package: its target in the manifest, the binary executable
   # (mode 755 in the archive) and the very one given.
   unzip -p "$PROMPTFORGE_VSIX" extension.vsixmanifest | grep "TargetPlatform=\"$TARGET\"" >/dev/null ||

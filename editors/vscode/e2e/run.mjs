@@ -544,9 +544,14 @@ async function checks(page) {
   await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: '/nowhere/promptforge' });
   const missing = page.locator('.notification-toast', { hasText: '"/nowhere/promptforge" was not found' }).first();
   await missing.waitFor({ state: 'visible' });
-  await missing.getByRole('button', { name: 'Install Instructions' }).waitFor({ state: 'visible' });
   await waitFor('the stopped server to take its diagnostics away', async () => !(await unmetIn(broken)));
-  log('a missing binary is reported');
+  // Its Install Instructions open the packaged README (readme.md) in the preview.
+  await missing.getByRole('button', { name: 'Install Instructions' }).click();
+  const readmeTab = page.locator('.tabs-container .tab', { hasText: /Preview readme\.md/i }).first();
+  await readmeTab.waitFor({ state: 'visible' });
+  await rpc(page, { op: 'command', command: 'workbench.action.closeActiveEditor' });
+  await readmeTab.waitFor({ state: 'hidden' });
+  log('a missing binary is reported; Install Instructions open the README');
   await rpc(page, { op: 'command', command: 'notifications.clearAll' });
   await missing.waitFor({ state: 'hidden' });
   const sessionsBefore = (await debugState(page)).sessions.length;

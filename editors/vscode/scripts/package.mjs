@@ -34,6 +34,7 @@ function usage(message) {
   console.error(`${message}
 usage: node scripts/package.mjs                                   (the universal package)
        node scripts/package.mjs --target TARGET --binary FILE     (a platform package)
+options: --out FILE.vsix, --base-images-url URL (where images/ is published)
 TARGET: ${Object.keys(TARGETS).join(', ')}`);
   process.exit(2);
 }
@@ -42,9 +43,9 @@ function parseArgs(argv) {
   const options = {};
   for (let i = 0; i < argv.length; i++) {
     const [flag, value] = [argv[i], argv[i + 1]];
-    if (flag === '--target' || flag === '--binary' || flag === '--out') {
+    if (['--target', '--binary', '--out', '--base-images-url'].includes(flag)) {
       if (value === undefined) usage(`${flag} needs a value`);
-      options[flag.slice(2)] = value;
+      options[flag.slice(2).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = value;
       i++;
     } else {
       usage(`unknown argument ${flag}`);
@@ -53,6 +54,7 @@ function parseArgs(argv) {
   if (options.target && !TARGETS[options.target]) usage(`unknown target ${options.target}`);
   if (options.target && !options.binary) usage('--target needs --binary');
   if (options.binary && !options.target) usage('--binary needs --target');
+  if (options.baseImagesUrl && !/^https:\/\//.test(options.baseImagesUrl)) usage('--base-images-url must be an https: URL');
   return options;
 }
 
@@ -79,6 +81,31 @@ function executableKind(file) {
   return undefined;
 }
 
+/**
+ * The README as packaged. VS Code shows an extension's README in a webview
+ * that loads only https: images (data: and relative ones show as broken
+ * pictures), so each picture of `images/` gets the absolute URL
+ * `BASE/images/NAME` when --base-images-url BASE is given, and is left out
+ * otherwise (the repository has no public URL yet: see "Publishing" in
+ * README.md).
+ */
+function packagedReadme(baseImagesUrl) {
+  const text = fs.readFileSync(path.join(here, 'README.md'), 'utf8');
+  let pictures = 0;
+  const picture = /!\[([^\]]*)\]\((images\/[\w.-]+\.png)\)\n?\n?/g;
+  const result = text.replace(picture, (all, alt, link) => {
+    pictures++;
+    if (!fs.existsSync(path.join(here, link))) usage(`README.md shows ${link}, which is not there`);
+    if (!baseImagesUrl) return '';
+    return all.replace(link, new URL(link, baseImagesUrl.endsWith('/') ? baseImagesUrl : baseImagesUrl + '/').href);
+  });
+  // (vsce takes the README from the extension's folder; dist/ is built output.)
+  const file = 'dist/README.md';
+  fs.writeFileSync(path.join(here, file), result);
+  console.log(`README.md: ${pictures} picture(s) ${baseImagesUrl ? `linked from ${baseImagesUrl}` : 'left out (no --base-images-url)'}`);
+  return file;
+}
+
 function main() {
   const options = parseArgs(process.argv.slice(2));
   const { version } = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'));
@@ -87,14 +114,17 @@ function main() {
     options.out ?? path.join(here, options.target ? `promptforge-${options.target}-${version}.vsix` : `promptforge-${version}.vsix`),
   );
   fs.rmSync(serverDir, { recursive: true, force: true });
+  const readme = packagedReadme(options.baseImagesUrl);
   const vsceArgs = [
     'package',
+    '--readme-path',
+    readme,
     '--no-dependencies',
     '--skip-license',
     // No public repository URL yet: see "Publishing" in README.md.
     '--allow-missing-repository',
-    // The README's images are packaged (images/), and VS Code shows them from
-    // the installed extension; see "Publishing" for the Marketplace.
+    // packagedReadme made the README's picture links absolute, or left the
+    // pictures out.
     '--no-rewrite-relative-links',
     '--out',
     out,
@@ -117,6 +147,7 @@ function main() {
     execFileSync(process.execPath, [path.join(here, 'node_modules/@vscode/vsce/vsce'), ...vsceArgs], { cwd: here, stdio: 'inherit' });
   } finally {
     fs.rmSync(serverDir, { recursive: true, force: true });
+    fs.rmSync(path.join(here, readme), { force: true });
   }
   const size = fs.statSync(out).size;
   console.log(`${path.relative(process.cwd(), out) || out}: ${size} bytes (${(size / 2 ** 20).toFixed(1)} MiB)`);

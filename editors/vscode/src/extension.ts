@@ -156,8 +156,11 @@ function reportMissingBinary(message: string): void {
     .showErrorMessage(message, 'Install Instructions', 'Open Settings')
     .then((choice) => {
       if (choice === 'Install Instructions') {
-        const readme = vscode.Uri.joinPath(extensionUri, 'README.md');
-        void vscode.commands.executeCommand('markdown.showPreview', readme);
+        // A packaged extension has readme.md (vsce's name), a checkout README.md.
+        const readme = ['readme.md', 'README.md']
+          .map((name) => vscode.Uri.joinPath(extensionUri, name))
+          .find((uri) => fs.existsSync(uri.fsPath));
+        if (readme) void vscode.commands.executeCommand('markdown.showPreview', readme);
       } else if (choice === 'Open Settings') {
         void vscode.commands.executeCommand('workbench.action.openSettings', 'promptforge.server');
       }
