@@ -6,10 +6,12 @@
 # virtual environment; the extension's devDependencies (npm ci); code-server and
 # playwright-core (e2e/tools, npm ci) into the cache folder $PF_EDITORS_CACHE
 # (default target/editors, gitignored). Then: typecheck, bundle, unit tests,
-# package the .vsix, check its file list, and the end-to-end test in code-server
-# with the already built binary $PROMPTFORGE_BIN (default target/release/promptforge;
-# this script never runs cargo). Prints how long each step took; exits non-zero
-# when any step fails.
+# package the universal .vsix and the platform .vsix of this machine (with the
+# already built binary $PROMPTFORGE_BIN, default target/dist/promptforge from
+# `cargo build --locked --profile dist -p promptforge`; this script never runs
+# cargo), check their files, and the end-to-end test: the platform .vsix in
+# code-server, with no promptforge.server.path and no promptforge on PATH.
+# Prints how long each step took; exits non-zero when any step fails.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,7 +19,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 export PF_EDITORS_CACHE="${PF_EDITORS_CACHE:-$ROOT/target/editors}"
 CACHE="$PF_EDITORS_CACHE"
 NODE_WHEEL_VERSION=24.19.0
-export PROMPTFORGE_BIN="$(cd "$HERE" && realpath -m "${PROMPTFORGE_BIN:-../../target/release/promptforge}")"
+export PROMPTFORGE_BIN="$(cd "$HERE" && realpath -m "${PROMPTFORGE_BIN:-../../target/dist/promptforge}")"
 export PROMPTFORGE_ARTIFACTS="${PROMPTFORGE_ARTIFACTS:-$ROOT/target/editor-artifacts/vscode}"
 
 TIMINGS=()
@@ -121,28 +123,101 @@ e2e_tools() {
 
 in_extension() { (cd "$HERE" && "$@"); }
 
-check_vsix() {
-  local listed
-  listed="$(unzip -Z1 "$PROMPTFORGE_VSIX" | sort)"
-  if [ "$listed" != "$(sort "$HERE/vsix-files.txt")" ]; then
-    echo "the .vsix holds other files than vsix-files.txt says:"
-    diff <(sort "$HERE/vsix-files.txt") <(echo "$listed") || true
+# The vsce target of this machine (the platform package CI builds and tests).
+host_target() {
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) echo linux-x64 ;;
+    Linux-aarch64) echo linux-arm64 ;;
+    *) echo "no platform package for $(uname -s)-$(uname -m) here" >&2; return 1 ;;
+  esac
+}
+
+need_binary() {
+  if [ ! -x "$PROMPTFORGE_BIN" ]; then
+    echo "no promptforge binary at $PROMPTFORGE_BIN: build it (cargo build --locked --profile dist -p promptforge) or set PROMPTFORGE_BIN"
     return 1
   fi
-  echo "$listed"
+}
+
+package_universal() {
+  in_extension node scripts/package.mjs --out "$UNIVERSAL_VSIX"
+}
+
+package_platform() {
+  need_binary
+  in_extension node scripts/package.mjs --target "$TARGET" --binary "$PROMPTFORGE_BIN" --out "$PROMPTFORGE_VSIX"
+}
+
+# The files of VSIX against vsix-files.txt plus EXTRA (one path a line).
+same_files() {
+  local vsix=$1 extra=$2 listed expected
+  listed="$(unzip -Z1 "$vsix" | sort)"
+  expected="$( (cat "$HERE/vsix-files.txt"; [ -z "$extra" ] || echo "$extra") | sort)"
+  if [ "$listed" != "$expected" ]; then
+    echo "$(basename "$vsix") holds other files than vsix-files.txt${extra:+ and $extra} say:"
+    diff <(echo "$expected") <(echo "$listed") || true
+    return 1
+  fi
+}
+
+# Neither package registers a test-only command: the shipped package.json and
+# bundle name no promptforge.internal.* at all.
+no_internal_commands() {
+  local vsix=$1 file
+  for file in extension/package.json extension/dist/extension.js; do
+    if unzip -p "$vsix" "$file" | grep 'promptforge\.internal\.' >/dev/null; then
+      echo "$(basename "$vsix"): $file names a promptforge.internal.* command"
+      return 1
+    fi
+  done
+}
+
+# VS Code's extension page loads only https: pictures: the packaged README
+# links none relatively (scripts/package.mjs).
+no_relative_pictures() {
+  local vsix=$1
+  if unzip -p "$vsix" extension/readme.md | grep -nE '!\[[^]]*\]\((\./)?images/|<img[^>]+src="(\./)?images/'; then
+    echo "$(basename "$vsix"): the packaged README shows pictures by relative links (broken on the extension page)"
+    return 1
+  fi
+}
+
+check_vsix() {
+  same_files "$UNIVERSAL_VSIX" ""
+  same_files "$PROMPTFORGE_VSIX" extension/server/promptforge
+  no_internal_commands "$UNIVERSAL_VSIX"
+  no_internal_commands "$PROMPTFORGE_VSIX"
+  no_relative_pictures "$UNIVERSAL_VSIX"
+  no_relative_pictures "$PROMPTFORGE_VSIX"
+  # The platform package: its target in the manifest, the binary executable
+  # (mode 755 in the archive) and the very one given.
+  unzip -p "$PROMPTFORGE_VSIX" extension.vsixmanifest | grep "TargetPlatform=\"$TARGET\"" >/dev/null ||
+    { echo "the manifest does not say TargetPlatform=\"$TARGET\""; return 1; }
+  if grep -q TargetPlatform <(unzip -p "$UNIVERSAL_VSIX" extension.vsixmanifest); then
+    echo "the universal package names a target platform"
+    return 1
+  fi
+  local mode
+  mode="$(unzip -Z "$PROMPTFORGE_VSIX" extension/server/promptforge | awk '{print $1}')"
+  [ "$mode" = "-rwxr-xr-x" ] || { echo "server/promptforge has mode $mode in the .vsix, not -rwxr-xr-x"; return 1; }
+  cmp <(unzip -p "$PROMPTFORGE_VSIX" extension/server/promptforge) "$PROMPTFORGE_BIN" ||
+    { echo "server/promptforge is not $PROMPTFORGE_BIN"; return 1; }
+  unzip -Z1 "$PROMPTFORGE_VSIX"
+  printf '%s: %s bytes\n' "$(basename "$UNIVERSAL_VSIX")" "$(stat -c %s "$UNIVERSAL_VSIX")" \
+    "$(basename "$PROMPTFORGE_VSIX")" "$(stat -c %s "$PROMPTFORGE_VSIX")" \
+    "$(basename "$PROMPTFORGE_BIN") (bundled)" "$(stat -c %s "$PROMPTFORGE_BIN")"
 }
 
 e2e() {
-  if [ ! -x "$PROMPTFORGE_BIN" ]; then
-    echo "no promptforge binary at $PROMPTFORGE_BIN: build it (cargo build --release) or set PROMPTFORGE_BIN"
-    return 1
-  fi
   in_extension node e2e/run.mjs
 }
 
 mkdir -p "$CACHE"
 VERSION="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$HERE/package.json")"
-export PROMPTFORGE_VSIX="$HERE/promptforge-$VERSION.vsix"
+TARGET="$(host_target)"
+UNIVERSAL_VSIX="$HERE/promptforge-$VERSION.vsix"
+# The package the end-to-end test installs.
+export PROMPTFORGE_VSIX="$HERE/promptforge-$TARGET-$VERSION.vsix"
 step "apt packages" apt_packages
 step "node 24 venv" node_venv
 use_node
@@ -151,6 +226,7 @@ step "npm ci (e2e tools)" e2e_tools
 step "typecheck" in_extension node_modules/.bin/tsc --noEmit -p .
 step "bundle" in_extension node scripts/build.mjs
 step "unit tests" in_extension node --test "test/*.test.mts"
-step "package .vsix" in_extension npm run --silent package
-step "check .vsix files" check_vsix
+step "package (universal)" package_universal
+step "package ($TARGET)" package_platform
+step "check the .vsix files" check_vsix
 step "e2e (code-server)" e2e

@@ -1,12 +1,17 @@
-// The end-to-end test: the packaged .vsix in real VS Code (code-server in
-// headless Chromium, driven by playwright-core) with the real `promptforge`
-// binary. It reads the editor's state through the extension's e2e command
-// (see src/e2e.ts) and takes screenshots into $PROMPTFORGE_ARTIFACTS.
+// The end-to-end test: the platform .vsix (the extension with its own
+// `promptforge` binary) in real VS Code (code-server in headless Chromium,
+// driven by playwright-core), with no `promptforge.server.path` set and no
+// `promptforge` on PATH: the server and the debugger must run from the
+// binary the package carries. It reads the editor's state through requests
+// the extension answers when PROMPTFORGE_E2E_DIR is set (see src/e2e.ts) and
+// takes screenshots into $PROMPTFORGE_ARTIFACTS. A last session installs the
+// universal .vsix (no binary) and finds the server on PATH.
 //
-// Env: PROMPTFORGE_BIN (default ../../target/release/promptforge from
-// editors/vscode), PROMPTFORGE_ARTIFACTS (default target/editor-artifacts/vscode),
-// PF_EDITORS_CACHE (where ci.sh installed code-server and playwright-core),
-// PROMPTFORGE_VSIX (default editors/vscode/promptforge-VERSION.vsix).
+// Env: PROMPTFORGE_VSIX (default editors/vscode/promptforge-TARGET-VERSION.vsix,
+// TARGET this machine's, e.g. linux-x64), PROMPTFORGE_UNIVERSAL_VSIX (default
+// editors/vscode/promptforge-VERSION.vsix), PROMPTFORGE_ARTIFACTS (default
+// target/editor-artifacts/vscode), PF_EDITORS_CACHE (where ci.sh installed
+// code-server and playwright-core).
 
 import { spawn, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,11 +23,12 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extensionDir = path.resolve(here, '..');
 const root = path.resolve(extensionDir, '../..');
-const bin = path.resolve(extensionDir, process.env.PROMPTFORGE_BIN ?? '../../target/release/promptforge');
 const artifacts = path.resolve(process.env.PROMPTFORGE_ARTIFACTS ?? path.join(root, 'target/editor-artifacts/vscode'));
 const cache = path.resolve(process.env.PF_EDITORS_CACHE ?? path.join(root, 'target/editors'));
 const { version } = JSON.parse(fs.readFileSync(path.join(extensionDir, 'package.json'), 'utf8'));
-const vsix = path.resolve(process.env.PROMPTFORGE_VSIX ?? path.join(extensionDir, `promptforge-${version}.vsix`));
+const target = `${process.platform}-${process.arch}`;
+const vsix = path.resolve(process.env.PROMPTFORGE_VSIX ?? path.join(extensionDir, `promptforge-${target}-${version}.vsix`));
+const universalVsix = path.resolve(process.env.PROMPTFORGE_UNIVERSAL_VSIX ?? path.join(extensionDir, `promptforge-${version}.vsix`));
 const tools = path.join(cache, 'e2e-tools');
 const { chromium } = createRequire(path.join(tools, 'package.json'))('playwright-core');
 const codeServer = path.join(tools, 'node_modules/code-server/out/node/entry.js');
@@ -36,7 +42,17 @@ const dirs = {
   // The Workspace Trust session: its own user data (no folder trusted yet) and folder.
   restrictedUser: path.join(work, 'user-data-restricted'),
   restricted: path.join(work, 'restricted'),
+  // The universal package's session: its own extensions, user data, and a
+  // folder on PATH that holds the binary.
+  universalExtensions: path.join(work, 'extensions-universal'),
+  universalUser: path.join(work, 'user-data-universal'),
+  pathBin: path.join(work, 'path-bin'),
 };
+// The binary the platform package carries, once installed (main sets it).
+let bin;
+// The extension host's PATH: this one without any folder that holds a
+// `promptforge` (the test must find the server without it).
+const { path: cleanPath, dropped: droppedFromPath } = pathWithoutPromptforge(process.env.PATH ?? '');
 // Files left by programs that must not start while the restricted folder is
 // not trusted: the server binary its .vscode/settings.json names, and the
 // program of the Plugin its promptforge.toml declares.
@@ -55,6 +71,21 @@ for (const [name, dir] of [['XDG_CONFIG_HOME', 'xdg/config'], ['XDG_DATA_HOME', 
   process.env[name] = path.join(work, dir);
 }
 const started = Date.now();
+
+function isExecutableFile(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function pathWithoutPromptforge(value) {
+  const folders = value.split(':').filter((f) => f !== '');
+  const dropped = folders.filter((f) => isExecutableFile(path.join(f, 'promptforge')));
+  return { path: folders.filter((f) => !dropped.includes(f)).join(':'), dropped };
+}
 
 function log(message) {
   console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
@@ -137,7 +168,7 @@ function makeWorkspace() {
     'chat.disableAIFeatures': true,
     'editor.hover.delay': 200,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'promptforge.server.path': bin,
+    // No promptforge.server.path: the extension finds its own binary.
   };
   fs.writeFileSync(path.join(dirs.user, 'User/settings.json'), JSON.stringify(settings, null, 2));
   // The Workspace Trust session: trust on, no question at start (the folder
@@ -149,14 +180,15 @@ function makeWorkspace() {
     'security.workspace.trust.startupPrompt': 'never',
   };
   fs.writeFileSync(path.join(dirs.restrictedUser, 'User/settings.json'), JSON.stringify(restrictedSettings, null, 2));
-  makeRestrictedWorkspace();
+  fs.mkdirSync(path.join(dirs.universalUser, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(dirs.universalUser, 'User/settings.json'), JSON.stringify(settings, null, 2));
 }
 
 /**
  * The folder opened in Restricted Mode: a promptforge.toml whose Plugin's
  * program leaves a file, a .vscode/settings.json whose server binary (a
- * wrapper of the real one) leaves a file too, a prompt with an error, a
- * prompt to run and a prompt that declares the Plugin.
+ * wrapper of the extension's own) leaves a file too, a prompt with an error,
+ * a prompt to run and a prompt that declares the Plugin.
  */
 function makeRestrictedWorkspace() {
   const ws = dirs.restricted;
@@ -174,18 +206,38 @@ function makeRestrictedWorkspace() {
   fs.writeFileSync(path.join(ws, 'marker.md'), prompt('marker', 'plugins:\n  - acme/marker\n', "```lua\nreturn 'marker'\n```\n"));
 }
 
-const commonArgs = (userData = dirs.user) => ['--config', config, '--user-data-dir', userData, '--extensions-dir', dirs.extensions];
+const commonArgs = (userData = dirs.user, extensions = dirs.extensions) =>
+  ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
+
+/** Installs a .vsix into `extensions`; returns the extension's installed folder. */
+function install(file, extensions) {
+  execFileSync(process.execPath, [codeServer, ...commonArgs(dirs.user, extensions), '--install-extension', file], { stdio: 'inherit' });
+  const installed = fs.readdirSync(extensions).filter((name) => name.startsWith('promptforge.promptforge-'));
+  if (installed.length !== 1) throw new Error(`installed in ${extensions}: ${JSON.stringify(fs.readdirSync(extensions))}`);
+  return path.join(extensions, installed[0]);
+}
 
 async function main() {
-  if (!fs.existsSync(bin)) throw new Error(`no promptforge binary at ${bin} (set PROMPTFORGE_BIN)`);
-  if (!fs.existsSync(vsix)) throw new Error(`no .vsix at ${vsix}`);
+  for (const file of [vsix, universalVsix]) if (!fs.existsSync(file)) throw new Error(`no .vsix at ${file}`);
   makeWorkspace();
-  execFileSync(process.execPath, [codeServer, ...commonArgs(), '--install-extension', vsix], { stdio: 'inherit' });
-  log('extension installed');
+  if (droppedFromPath.length > 0) log(`left off PATH (they hold a promptforge): ${droppedFromPath.join(', ')}`);
+  const installed = install(vsix, dirs.extensions);
+  bin = path.join(installed, 'server/promptforge');
+  if (!isExecutableFile(bin)) throw new Error(`the installed platform package has no executable ${bin}`);
+  log(`extension installed: ${path.basename(installed)}, with ${path.relative(installed, bin)}`);
+  makeRestrictedWorkspace();
   // Workspace Trust off (every folder trusted): the editor's features.
   await inCodeServer({ name: 'trusted', userData: dirs.user, open: dirs.workspace, trust: false }, checks);
   // Workspace Trust on, the folder not trusted, then trusted.
   await inCodeServer({ name: 'restricted', userData: dirs.restrictedUser, open: dirs.restricted, trust: true }, restrictedMode);
+  // The universal package: no binary of its own, the server from PATH.
+  const universal = install(universalVsix, dirs.universalExtensions);
+  if (fs.existsSync(path.join(universal, 'server'))) throw new Error(`the universal package has a server folder: ${universal}`);
+  fs.symlinkSync(bin, path.join(dirs.pathBin, 'promptforge'));
+  await inCodeServer({
+    name: 'universal', userData: dirs.universalUser, extensions: dirs.universalExtensions, open: dirs.workspace, trust: false,
+    envPath: `${dirs.pathBin}:${cleanPath}`,
+  }, universalPackage);
   log('all checks passed');
 }
 
@@ -193,14 +245,24 @@ async function main() {
  * Runs `body(page)` in a code-server of its own that opens the folder `open`
  * (with Workspace Trust when `trust`), in headless Chromium.
  */
-async function inCodeServer({ name, userData, open, trust }, body) {
+async function inCodeServer({ name, userData, extensions = dirs.extensions, open, trust, envPath = cleanPath }, body) {
   folder = open;
+  // Each session answers in a folder of its own.
+  rpcDir = path.join(dirs.rpc, name);
+  fs.mkdirSync(rpcDir, { recursive: true });
   const port = await freePort();
   const server = spawn(
     process.execPath,
-    [codeServer, ...commonArgs(userData), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
+    [codeServer, ...commonArgs(userData, extensions), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry',
       '--disable-update-check', ...(trust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', open],
-    { env: { ...process.env, PROMPTFORGE_E2E_DIR: dirs.rpc }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    {
+      // VSCODE_CLI=1: VS Code's server hands the extension host this
+      // environment as it is, not a login shell's (whose profile would set
+      // PATH again).
+      env: { ...process.env, PATH: envPath, VSCODE_CLI: '1', PROMPTFORGE_E2E_DIR: rpcDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
   );
   const serverLog = fs.createWriteStream(path.join(work, `code-server-${name}.log`));
   server.stdout.pipe(serverLog);
@@ -276,20 +338,51 @@ async function palette(page, title, { timeout = 15000, run = true } = {}) {
 }
 
 let rpcId = 0;
-/** Asks the extension (src/e2e.ts) for something through the palette. */
-async function rpc(page, request) {
+// The folder of the running session's requests (PROMPTFORGE_E2E_DIR).
+let rpcDir;
+/**
+ * Asks the extension (src/e2e.ts) for something: writes the request file the
+ * extension watches, and waits for its answer.
+ */
+async function rpc(page, request, timeoutMs = 15000) {
   const id = ++rpcId;
-  const response = path.join(dirs.rpc, 'response.json');
+  const response = path.join(rpcDir, 'response.json');
   fs.rmSync(response, { force: true });
-  fs.writeFileSync(path.join(dirs.rpc, 'request.json'), JSON.stringify({ id, ...request }));
-  await palette(page, 'PromptForge (e2e): Answer End-to-End Request');
+  const temporary = path.join(rpcDir, 'request.json.tmp');
+  fs.writeFileSync(temporary, JSON.stringify({ id, ...request }));
+  fs.renameSync(temporary, path.join(rpcDir, 'request.json'));
   const answer = await waitFor(`the answer to ${JSON.stringify(request)}`, () => {
     if (!fs.existsSync(response)) return undefined;
     const parsed = JSON.parse(fs.readFileSync(response, 'utf8'));
     return parsed.id === id ? parsed : undefined;
-  }, 15000);
+  }, timeoutMs);
   if (answer.error) throw new Error(`${request.op}: ${answer.error}`);
   return answer.result;
+}
+
+/**
+ * Waits for the extension to activate (it answers requests), then for its
+ * server to run; returns the server's state (src/e2e.ts `trust`). Fails when
+ * the extension host's PATH holds a `promptforge`, unless `pathAllowed`.
+ */
+async function serverStarted(page, { pathAllowed = false } = {}) {
+  const hostPath = (await rpc(page, { op: 'env' }, 90000)).PATH ?? '';
+  log(`extension active; its host's PATH: ${hostPath}`);
+  const onPath = pathWithoutPromptforge(hostPath).dropped;
+  if (!pathAllowed && onPath.length > 0) throw new Error(`the extension host's PATH holds a promptforge: ${onPath.join(', ')}`);
+  return waitFor('the server to start', async () => {
+    const state = await rpc(page, { op: 'trust' });
+    return state.serverRunning ? state : undefined;
+  });
+}
+
+const samePath = (a, b) => typeof a === 'string' && typeof b === 'string' && fs.realpathSync(a) === fs.realpathSync(b);
+
+/** Fails unless the server runs from the binary the platform package carries. */
+function expectBundled(state) {
+  if (state.serverSource !== 'bundled' || !samePath(state.serverBinary, bin)) {
+    throw new Error(`the server does not run from the extension's own binary ${bin}: ${JSON.stringify(state)}`);
+  }
 }
 
 async function output(page) {
@@ -331,14 +424,11 @@ function lineOf(file, pattern) {
 }
 
 async function checks(page) {
-  await waitFor('the extension to activate (its e2e command in the palette)', () =>
-    palette(page, 'PromptForge (e2e): Answer End-to-End Request', { timeout: 1000, run: false }).then(() => true), 60000);
-  log('extension active');
+  // No setting, nothing on PATH: the server runs from the extension's binary.
+  const trust = await serverStarted(page);
+  expectBundled(trust);
+  log(`the server runs from the extension's own binary (${trust.serverBinary}), with nothing on PATH and no setting`);
   // Workspace Trust is off: every folder counts as trusted, and the server was told so.
-  const trust = await waitFor('the server to start', async () => {
-    const state = await rpc(page, { op: 'trust' });
-    return state.serverRunning ? state : undefined;
-  });
   if (trust.workspaceTrusted !== true || trust.serverTrusted !== true) throw new Error(`trust: ${JSON.stringify(trust)}`);
   log('trust off: the server was told trusted = true');
 
@@ -446,16 +536,22 @@ async function checks(page) {
   await debugging(page);
 
   // 9. The settings: a binary that is not there gives the error with the
-  // install instructions (the server's start, and a debug start too); setting
-  // it back and Restart Server bring it back.
+  // install instructions (the server's start, and a debug start too); removing
+  // the setting brings back the extension's own binary, and Restart Server
+  // restarts it.
   const unmetIn = async (file) =>
     (await rpc(page, { op: 'diagnostics', path: file })).some((d) => d.code === 'RequirementsUnmet');
   await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: '/nowhere/promptforge' });
   const missing = page.locator('.notification-toast', { hasText: '"/nowhere/promptforge" was not found' }).first();
   await missing.waitFor({ state: 'visible' });
-  await missing.getByRole('button', { name: 'Install Instructions' }).waitFor({ state: 'visible' });
   await waitFor('the stopped server to take its diagnostics away', async () => !(await unmetIn(broken)));
-  log('a missing binary is reported');
+  // Its Install Instructions open the packaged README (readme.md) in the preview.
+  await missing.getByRole('button', { name: 'Install Instructions' }).click();
+  const readmeTab = page.locator('.tabs-container .tab', { hasText: /Preview readme\.md/i }).first();
+  await readmeTab.waitFor({ state: 'visible' });
+  await rpc(page, { op: 'command', command: 'workbench.action.closeActiveEditor' });
+  await readmeTab.waitFor({ state: 'hidden' });
+  log('a missing binary is reported; Install Instructions open the README');
   await rpc(page, { op: 'command', command: 'notifications.clearAll' });
   await missing.waitFor({ state: 'hidden' });
   const sessionsBefore = (await debugState(page)).sessions.length;
@@ -466,11 +562,13 @@ async function checks(page) {
     throw new Error(`a debug start with no binary went on: ${started} ${JSON.stringify(after)}`);
   }
   log('a debug start with a missing binary is reported the same way and starts nothing');
-  await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: bin });
+  await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: null });
   await waitFor('the server to come back with the diagnostics', () => unmetIn(broken));
+  expectBundled(await rpc(page, { op: 'trust' }));
   await palette(page, 'PromptForge: Restart Server');
   await waitFor('the restarted server to publish the diagnostics', () => unmetIn(broken));
-  log('the server restarts on a settings change and on Restart Server');
+  expectBundled(await rpc(page, { op: 'trust' }));
+  log('the server restarts on a settings change (the setting removed: the extension\'s binary again) and on Restart Server');
   fs.writeFileSync(path.join(artifacts, 'output.txt'), await output(page));
 }
 
@@ -487,15 +585,11 @@ async function checks(page) {
  * a run works.
  */
 async function restrictedMode(page) {
-  await waitFor('the extension to activate (its e2e command in the palette)', () =>
-    palette(page, 'PromptForge (e2e): Answer End-to-End Request', { timeout: 1000, run: false }).then(() => true), 60000);
-  const state = await waitFor('the server to start', async () => {
-    const t = await rpc(page, { op: 'trust' });
-    return t.serverRunning ? t : undefined;
-  });
+  const state = await serverStarted(page);
   if (state.workspaceTrusted !== false || state.serverTrusted !== false) throw new Error(`trust: ${JSON.stringify(state)}`);
   if (fs.existsSync(marks.wrapper)) throw new Error("the folder's promptforge.server.path was run in Restricted Mode");
-  log('Restricted Mode: the server was told trusted = false, and started from the user setting\'s binary');
+  expectBundled(state);
+  log('Restricted Mode: the server was told trusted = false, and started from the extension\'s binary, not the folder\'s setting');
 
   // The diagnostics of a prompt with an error.
   const broken = await openPrompt(page, 'broken.md');
@@ -573,6 +667,11 @@ async function restrictedMode(page) {
   });
   log(`trusted: ${JSON.stringify(trusted)}`);
   await waitFor("the folder's promptforge.server.path to be used", () => fs.existsSync(marks.wrapper));
+  const wrapper = path.join(dirs.restricted, 'server-wrapper.sh');
+  const fromFolder = await rpc(page, { op: 'trust' });
+  if (fromFolder.serverSource !== 'setting' || fromFolder.serverBinary !== wrapper) {
+    throw new Error(`trusted: the server does not run from the folder's setting: ${JSON.stringify(fromFolder)}`);
+  }
   log("trusted: the server restarted trusted, from the folder's promptforge.server.path");
 
   // The lenses and the button are there, the lens runs the prompt.
@@ -592,6 +691,28 @@ async function restrictedMode(page) {
   await openPrompt(page, 'marker.md');
   await waitFor("the trusted promptforge.toml's Plugin to start", () => fs.existsSync(marks.plugin), 30000);
   log("trusted: the promptforge.toml's Plugin was started");
+}
+
+/**
+ * The universal package (no binary of its own), with no setting and a
+ * `promptforge` on PATH: the server starts from PATH, a prompt gets its
+ * diagnostics and runs.
+ */
+async function universalPackage(page) {
+  const state = await serverStarted(page, { pathAllowed: true });
+  const onPath = path.join(dirs.pathBin, 'promptforge');
+  if (state.serverSource !== 'path' || state.serverBinary !== onPath) {
+    throw new Error(`universal: the server does not run from PATH (${onPath}): ${JSON.stringify(state)}`);
+  }
+  log(`universal: the server runs from PATH (${state.serverBinary})`);
+  const broken = await openPrompt(page, 'broken.md');
+  await waitFor('the diagnostics of broken.md', async () =>
+    (await rpc(page, { op: 'diagnostics', path: broken })).some((d) => d.code === 'RequirementsUnmet'));
+  const stats = await openPrompt(page, 'word-stats.md');
+  await rpc(page, { op: 'command', command: 'promptforge.run', args: [{ uri: vscodeUri(stats), args: 'a bb ccc' }] });
+  await waitFor('the run result in the output channel', async () =>
+    (await output(page)).includes('3 words, 6 letters, 2.0 letters per word'));
+  log('universal: the diagnostics of broken.md, and word-stats.md ran');
 }
 
 /** The titles the command palette lists for `text` (once it lists `expected`). */

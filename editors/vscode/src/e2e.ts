@@ -1,11 +1,62 @@
-// The end-to-end test's window into the extension: it writes a request into
-// `$PROMPTFORGE_E2E_DIR/request.json`, runs the command `PromptForge (e2e):
-// Answer End-to-End Request` from the command palette, and reads the answer
-// from `response.json`. Only shown in the palette when that variable is set.
+// The end-to-end test's window into the extension, only when the harness
+// starts VS Code with `PROMPTFORGE_E2E_DIR` set: the extension then watches
+// `$PROMPTFORGE_E2E_DIR/request.json`, answers each request the test writes
+// there into `response.json`, and records what the `promptforge` debug
+// adapters send. Without that variable none of it runs, and the extension
+// registers no command of its own for it (the shipped package.json contributes
+// none: test/manifest.test.mts and ci.sh check it).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+
+/** What the rest of the extension tells the test. */
+export interface E2eHooks {
+  /** The text of the `PromptForge` output channel. */
+  outputText(): string;
+  /** The workspace's trust, and the running server's binary and trust. */
+  serverState(): unknown;
+}
+
+/** How often the request file is looked for. */
+const POLL_MS = 100;
+
+/** Answers the test's requests in `dir` until disposed (e2e only). */
+export function serveE2eRequests(dir: string, hooks: E2eHooks): vscode.Disposable {
+  const request = path.join(dir, 'request.json');
+  const taken = path.join(dir, 'request.taken.json');
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    try {
+      // Taking the file (a rename) answers each request once.
+      fs.renameSync(request, taken);
+    } catch {
+      return;
+    }
+    busy = true;
+    void answerFile(dir, taken, hooks).finally(() => {
+      busy = false;
+    });
+  }, POLL_MS);
+  return new vscode.Disposable(() => clearInterval(timer));
+}
+
+/** Answers the request in `file` into `dir`/response.json. */
+async function answerFile(dir: string, file: string, hooks: E2eHooks): Promise<void> {
+  let response: unknown;
+  let id: unknown = null;
+  try {
+    const request = JSON.parse(fs.readFileSync(file, 'utf8')) as Request;
+    id = request.id;
+    response = { id, result: (await answer(request, hooks)) ?? null };
+  } catch (error) {
+    response = { id, error: String(error) };
+  }
+  const temporary = path.join(dir, 'response.json.tmp');
+  fs.writeFileSync(temporary, JSON.stringify(response));
+  fs.renameSync(temporary, path.join(dir, 'response.json'));
+}
 
 interface Request {
   id: number;
@@ -22,7 +73,8 @@ interface Request {
     | 'clearBreakpoints'
     | 'debugState'
     | 'startDebugging'
-    | 'trust';
+    | 'trust'
+    | 'env';
   key?: string;
   value?: unknown;
   path?: string;
@@ -32,21 +84,7 @@ interface Request {
   args?: unknown[];
 }
 
-/** Answers the request in `dir`/request.json into `dir`/response.json. */
-export async function e2eRequest(dir: string): Promise<void> {
-  const request = JSON.parse(fs.readFileSync(path.join(dir, 'request.json'), 'utf8')) as Request;
-  let response: unknown;
-  try {
-    response = { id: request.id, result: (await answer(request)) ?? null };
-  } catch (error) {
-    response = { id: request.id, error: String(error) };
-  }
-  const temporary = path.join(dir, 'response.json.tmp');
-  fs.writeFileSync(temporary, JSON.stringify(response));
-  fs.renameSync(temporary, path.join(dir, 'response.json'));
-}
-
-async function answer(request: Request): Promise<unknown> {
+async function answer(request: Request, hooks: E2eHooks): Promise<unknown> {
   const uri = request.path ? vscode.Uri.file(request.path).toString() : '';
   const position = new vscode.Position(request.line ?? 0, request.character ?? 0);
   switch (request.op) {
@@ -62,13 +100,14 @@ async function answer(request: Request): Promise<unknown> {
       return { uri: document?.uri.toString(), languageId: document?.languageId };
     }
     case 'diagnostics':
-      return vscode.commands.executeCommand('promptforge.internal.diagnostics', uri);
+      return diagnosticsOf(uri);
     case 'hover':
-      return vscode.commands.executeCommand('promptforge.internal.hover', uri, position.line, position.character);
+      return hoverAt(uri, position);
     case 'output':
-      return vscode.commands.executeCommand('promptforge.internal.outputText');
+      return hooks.outputText();
     case 'setting':
-      return vscode.workspace.getConfiguration().update(request.key ?? '', request.value, vscode.ConfigurationTarget.Global);
+      // (A null value removes the user setting.)
+      return vscode.workspace.getConfiguration().update(request.key ?? '', request.value ?? undefined, vscode.ConfigurationTarget.Global);
     case 'command':
       return vscode.commands.executeCommand(request.command ?? '', ...(request.args ?? []));
     case 'codeLenses': {
@@ -91,9 +130,33 @@ async function answer(request: Request): Promise<unknown> {
     case 'startDebugging':
       return vscode.debug.startDebugging(undefined, request.value as vscode.DebugConfiguration);
     case 'trust':
-      // The workspace's trust and what the running server was told.
-      return vscode.commands.executeCommand('promptforge.internal.trust');
+      // The workspace's trust, the running server's binary and what it was told.
+      return hooks.serverState();
+    case 'env':
+      // The extension host's PATH (where the universal package looks).
+      return { PATH: process.env.PATH ?? '' };
   }
+}
+
+/** The diagnostics of a document (a URI string), as plain data. */
+function diagnosticsOf(uri: string): unknown[] {
+  return vscode.languages.getDiagnostics(vscode.Uri.parse(uri)).map((d) => ({
+    message: d.message,
+    severity: vscode.DiagnosticSeverity[d.severity],
+    code: typeof d.code === 'object' ? d.code.value : d.code,
+    source: d.source,
+    range: {
+      start: { line: d.range.start.line, character: d.range.start.character },
+      end: { line: d.range.end.line, character: d.range.end.character },
+    },
+  }));
+}
+
+/** The hover texts at a place of a document (a URI string), as plain strings. */
+async function hoverAt(uri: string, position: vscode.Position): Promise<string[]> {
+  const hovers =
+    (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', vscode.Uri.parse(uri), position)) ?? [];
+  return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : String(c))));
 }
 
 function describeBreakpoint(breakpoint: vscode.Breakpoint): unknown {

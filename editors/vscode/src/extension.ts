@@ -14,11 +14,11 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { runArgument, runKindOf, testArgument, uriOfArgument } from './logic/args.mts';
-import { type Resolved, resolveServer, serverArgs } from './logic/binary.mts';
+import { bundledPath, type Resolved, resolveServer, serverArgs } from './logic/binary.mts';
 import { registerDebugger } from './debug.ts';
 import { baseName, isPromptFileName, isPromptText } from './logic/detect.mts';
 import { type RunEvent, RunLog, type RunStart, summary } from './logic/events.mts';
-import { e2eRequest, watchDebugSessions } from './e2e.ts';
+import { serveE2eRequests, watchDebugSessions } from './e2e.ts';
 import { ServerProgress } from './logic/progress.mts';
 import { progressMiddleware, showProgress } from './progress.ts';
 import { initializationOptions, type TrustedCommand } from './logic/trust.mts';
@@ -27,11 +27,15 @@ import { allowedInThisWorkspace } from './trust.ts';
 let client: LanguageClient | undefined;
 // The `initializationOptions.trusted` the running server was started with.
 let serverTrusted: boolean | undefined;
+// The binary the running server was started from, and where it was found.
+let serverBinary: Resolved | undefined;
 let output: Output;
 let runLog: RunLog;
 let status: vscode.StatusBarItem;
 let serverChannel: vscode.OutputChannel;
 let extensionUri: vscode.Uri;
+// The extension's folder (a platform package carries the binary under server/).
+let extensionPath: string;
 // The server's progress notifications (their Cancel cancels the run).
 const progress = new ServerProgress({
   show: showProgress,
@@ -51,6 +55,7 @@ class Output {
 /** Starts the extension: the language, the commands and the server. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   extensionUri = context.extensionUri;
+  extensionPath = context.extensionPath;
   output = new Output();
   serverChannel = vscode.window.createOutputChannel('PromptForge Language Server');
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
@@ -69,17 +74,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   trustedCommand('promptforge.runTests', (arg?: unknown) => startRun('test', arg));
   command('promptforge.stop', stopRuns);
   command('promptforge.restartServer', restart);
-  command('promptforge.internal.diagnostics', diagnosticsOf);
-  command('promptforge.internal.outputText', () => output.text);
-  command('promptforge.internal.hover', hoverAt);
-  command('promptforge.internal.trust', () => ({
-    workspaceTrusted: vscode.workspace.isTrusted,
-    serverRunning: client?.isRunning() ?? false,
-    serverTrusted: client ? serverTrusted : undefined,
-  }));
-  command('promptforge.internal.e2e', () => e2eRequest(process.env.PROMPTFORGE_E2E_DIR ?? ''));
-  void vscode.commands.executeCommand('setContext', 'promptforge.e2e', !!process.env.PROMPTFORGE_E2E_DIR);
-  if (process.env.PROMPTFORGE_E2E_DIR) context.subscriptions.push(watchDebugSessions());
+  // The end-to-end test's requests, only when its harness set the variable.
+  const e2eDir = process.env.PROMPTFORGE_E2E_DIR;
+  if (e2eDir) {
+    context.subscriptions.push(
+      serveE2eRequests(e2eDir, {
+        outputText: () => output.text,
+        serverState: () => ({
+          workspaceTrusted: vscode.workspace.isTrusted,
+          serverRunning: client?.isRunning() ?? false,
+          serverTrusted: client ? serverTrusted : undefined,
+          serverBinary: client && serverBinary?.ok ? serverBinary.path : undefined,
+          serverSource: client && serverBinary?.ok ? serverBinary.source : undefined,
+        }),
+      }),
+      watchDebugSessions(),
+    );
+  }
   registerDebugger(context, { findBinary, reportMissingBinary });
 
   context.subscriptions.push(
@@ -110,11 +121,16 @@ function classify(document: vscode.TextDocument): void {
   }
 }
 
-/** The `promptforge` binary `promptforge.server.path` names, or why it is missing. */
+/**
+ * The `promptforge` binary: the one `promptforge.server.path` names when it is
+ * set, else the extension's own (platform packages), else `promptforge` on
+ * `PATH`; or why there is none.
+ */
 function findBinary(): Resolved {
   const config = vscode.workspace.getConfiguration('promptforge');
   return resolveServer({
-    setting: config.get<string>('server.path', 'promptforge'),
+    setting: stringSetting(config.get<unknown>('server.path')),
+    bundled: bundledPath(extensionPath, process.platform),
     envPath: process.env.PATH ?? '',
     workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     platform: process.platform,
@@ -129,6 +145,10 @@ function findBinary(): Resolved {
   });
 }
 
+function stringSetting(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** Says the binary is missing, offering the install instructions and the setting. */
 function reportMissingBinary(message: string): void {
   serverChannel.appendLine(message);
@@ -136,8 +156,11 @@ function reportMissingBinary(message: string): void {
     .showErrorMessage(message, 'Install Instructions', 'Open Settings')
     .then((choice) => {
       if (choice === 'Install Instructions') {
-        const readme = vscode.Uri.joinPath(extensionUri, 'README.md');
-        void vscode.commands.executeCommand('markdown.showPreview', readme);
+        // A packaged extension has readme.md (vsce's name), a checkout README.md.
+        const readme = ['readme.md', 'README.md']
+          .map((name) => vscode.Uri.joinPath(extensionUri, name))
+          .find((uri) => fs.existsSync(uri.fsPath));
+        if (readme) void vscode.commands.executeCommand('markdown.showPreview', readme);
       } else if (choice === 'Open Settings') {
         void vscode.commands.executeCommand('workbench.action.openSettings', 'promptforge.server');
       }
@@ -152,6 +175,8 @@ async function startClient(): Promise<void> {
     reportMissingBinary(resolved.message);
     return;
   }
+  const from = { setting: 'promptforge.server.path', bundled: 'the extension', path: 'PATH' }[resolved.source];
+  serverChannel.appendLine(`PromptForge: starting ${resolved.path} (from ${from})`);
   const serverOptions: ServerOptions = {
     command: resolved.path,
     args: serverArgs(config.get('server.extraArgs')),
@@ -200,6 +225,7 @@ async function startClient(): Promise<void> {
   });
   client = started;
   serverTrusted = trusted;
+  serverBinary = resolved;
   try {
     await started.start();
   } catch (error) {
@@ -328,31 +354,4 @@ function updateStatus(): void {
   }
   status.text = `$(sync~spin) PromptForge: ${count} run${count === 1 ? '' : 's'} (click to stop)`;
   status.show();
-}
-
-/** The diagnostics of a document (a URI string), as plain data. */
-export function diagnosticsOf(uri: string): unknown[] {
-  return vscode.languages.getDiagnostics(vscode.Uri.parse(uri)).map((d) => ({
-    message: d.message,
-    severity: vscode.DiagnosticSeverity[d.severity],
-    code: typeof d.code === 'object' ? d.code.value : d.code,
-    source: d.source,
-    range: {
-      start: { line: d.range.start.line, character: d.range.start.character },
-      end: { line: d.range.end.line, character: d.range.end.character },
-    },
-  }));
-}
-
-/** The hover texts at a place of a document (a URI string), as plain strings. */
-export async function hoverAt(uri: string, line: number, character: number): Promise<string[]> {
-  const hovers =
-    (await vscode.commands.executeCommand<vscode.Hover[]>(
-      'vscode.executeHoverProvider',
-      vscode.Uri.parse(uri),
-      new vscode.Position(line, character),
-    )) ?? [];
-  return hovers.flatMap((h) =>
-    h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : String(c))),
-  );
 }
