@@ -1,5 +1,5 @@
 //! The PromptForge language server (`promptforge lsp`): LSP 3.17 over stdio for
-//! prompt files (`../shared/spec/editor.md`).
+//! prompt files (what each editor gets: the book, `docs/src/editors.md`).
 //!
 //! - [`framing`]: the frames read from the client, checked before tower-lsp sees them;
 //! - [`documents`]: the open documents (ropey text, incremental [`promptforge_syntax::ParsedFile`]) and their versions;
