@@ -21,7 +21,8 @@ pub mod sections;
 pub mod test_file;
 
 pub use diagnostic::{
-    Code, Diagnostic, FieldPlace, CODE_NAMES, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,
+    Code, Diagnostic, FieldPlace, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,
+    CODE_NAMES,
 };
 pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;
