@@ -7,6 +7,37 @@ use std::fs;
 use promptforge_syntax::CODE_NAMES;
 use promptforge_tests::workspace_root;
 
+/// The `## ` headings of a Markdown text, outside its fenced blocks (an example
+/// prompt's own `## Section` is not an entry).
+fn headings(text: &str) -> Vec<&str> {
+    let mut open: Option<(char, usize)> = None;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let fence = trimmed
+            .chars()
+            .next()
+            .filter(|c| *c == '`' || *c == '~')
+            .map(|c| (c, trimmed.chars().take_while(|x| *x == c).count()))
+            .filter(|(_, len)| *len >= 3);
+        match (open, fence) {
+            (None, Some(found)) => open = Some(found),
+            (Some((c, len)), Some((found, found_len)))
+                if found == c && found_len >= len && trimmed.trim_end().len() == found_len =>
+            {
+                open = None;
+            }
+            (None, None) => {
+                if let Some(heading) = line.strip_prefix("## ") {
+                    out.push(heading.trim());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 #[test]
 fn every_diagnostic_code_has_an_entry_in_the_reference() {
     let page = workspace_root()
@@ -15,11 +46,7 @@ fn every_diagnostic_code_has_an_entry_in_the_reference() {
         .join("reference")
         .join("diagnostics.md");
     let text = fs::read_to_string(&page).expect("the diagnostics reference exists");
-    let entries: Vec<&str> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("## "))
-        .map(str::trim)
-        .collect();
+    let entries = headings(&text);
     let missing: Vec<&&str> = CODE_NAMES
         .iter()
         .filter(|name| !entries.contains(name))
@@ -37,4 +64,10 @@ fn every_diagnostic_code_has_an_entry_in_the_reference() {
         unknown.is_empty(),
         "entries for codes that do not exist: {unknown:?}"
     );
+}
+
+#[test]
+fn headings_inside_fenced_blocks_are_not_entries() {
+    let text = "## Lua\n````markdown\n# T\n## Ask\n```lua\n```\n````\n## Every code\n";
+    assert_eq!(headings(text), ["Lua", "Every code"]);
 }
