@@ -22,6 +22,7 @@ pub mod test_file;
 
 pub use diagnostic::{
     Code, Diagnostic, FieldPlace, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,
+    CODE_NAMES,
 };
 pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;

@@ -206,6 +206,32 @@ pub enum Code {
     UnknownAlias { alias: String },
 }
 
+/// Every name [`Code::name`] gives: the four parse kinds, then the codes of the
+/// checks, of preparing against the Host and of test files. The book's diagnostics
+/// reference has an entry for each.
+pub const CODE_NAMES: &[&str] = &[
+    "Frontmatter",
+    "Version",
+    "Structure",
+    "Lua",
+    "Binding",
+    "Configuration",
+    "InvalidAlias",
+    "InvisibleTarget",
+    "LocalToolClash",
+    "LocalToolParam",
+    "LuaBlockNotRead",
+    "OlderApi",
+    "RequirementsUnmet",
+    "TestFile",
+    "Trust",
+    "UnboundTool",
+    "UnboundToolSlot",
+    "UndeclaredModelLabel",
+    "UnknownAlias",
+    "UnknownCallsKey",
+];
+
 impl Code {
     /// The exact message of the rule.
     pub fn message(&self) -> String {
@@ -384,5 +410,203 @@ impl Code {
                 | Code::UndeclaredPlugin { .. }
                 | Code::ConflictingPlugins { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One value of every variant. The exhaustive match in `sample_is_listed` stops
+    /// compiling when a variant is added, so the new one gets a sample here too.
+    fn one_of_each() -> Vec<Code> {
+        let s = || String::from("x");
+        vec![
+            Code::NoFrontmatter,
+            Code::InvalidYaml { reason: s() },
+            Code::MissingField { key: s() },
+            Code::DuplicateField { key: s() },
+            Code::UnknownField {
+                place: FieldPlace::TopLevel,
+                key: s(),
+            },
+            Code::InvalidType {
+                found: s(),
+                expected: "a string",
+            },
+            Code::InvalidPromptName { name: s() },
+            Code::EmptyDescription,
+            Code::MaxToolIterationsOutOfRange { value: s() },
+            Code::TemperatureOutOfRange { value: s() },
+            Code::MaxTokensOutOfRange { value: s() },
+            Code::InvalidAliasKey { alias: s() },
+            Code::ReservedName { name: s() },
+            Code::AliasAndLabel { name: s() },
+            Code::PluginDeclaredTwice { id: s() },
+            Code::SlotNeedsRequiredPlugin {
+                alias: s(),
+                path: s(),
+                id: s(),
+            },
+            Code::InvalidPluginId {
+                text: s(),
+                reason: s(),
+            },
+            Code::PluginIdSegments { text: s() },
+            Code::InvalidToolPath {
+                text: s(),
+                reason: s(),
+            },
+            Code::UnsupportedVersion { version: s() },
+            Code::NotAPrompt,
+            Code::OneH1,
+            Code::HeadingLevelSkipped {
+                heading: s(),
+                level: 3,
+                parent: 1,
+            },
+            Code::DuplicateSection {
+                heading: s(),
+                line: 1,
+            },
+            Code::SharedOutsideH1,
+            Code::LuaSyntax { message: s() },
+            Code::UnboundToolSlot {
+                function: ScopeFunction::Add,
+                alias: s(),
+            },
+            Code::UnboundTool {
+                name: s(),
+                bound: vec![],
+            },
+            Code::LocalToolClash { alias: s() },
+            Code::InvalidAliasArgument { alias: s() },
+            Code::LocalToolParamShape { name: s() },
+            Code::LocalToolParamType {
+                name: s(),
+                type_text: s(),
+            },
+            Code::InvisibleTarget {
+                target: s(),
+                caller: s(),
+                visible: vec![],
+            },
+            Code::UndeclaredModelLabel {
+                label: s(),
+                declared: vec![],
+            },
+            Code::OlderApi { member: s() },
+            Code::UnknownCallsKey { key: s() },
+            Code::LuaBlockNotRead {
+                bytes: 2,
+                limit: 1,
+                whole_document: false,
+            },
+            Code::MissingPlugin { id: s() },
+            Code::UndeclaredPlugin {
+                id: s(),
+                alias: s(),
+                path: s(),
+                registered: false,
+            },
+            Code::ConflictingPlugins {
+                first: s(),
+                second: s(),
+            },
+            Code::SkippedOptionalPlugin {
+                id: s(),
+                reason: s(),
+            },
+            Code::UnknownToolPath {
+                path: s(),
+                alias: s(),
+                nearest: None,
+            },
+            Code::UnboundModelLabel {
+                label: s(),
+                reason: s(),
+            },
+            Code::Configuration { error: s() },
+            Code::UntrustedPlugin {
+                id: s(),
+                reason: s(),
+            },
+            Code::TestFile(crate::test_file::Problem::InvalidYaml { reason: s() }),
+            Code::UnknownAlias { alias: s() },
+        ]
+    }
+
+    /// No wildcard: a new variant is a compile error here until it has a sample.
+    fn sample_is_listed(code: &Code) -> bool {
+        match code {
+            Code::NoFrontmatter
+            | Code::InvalidYaml { .. }
+            | Code::MissingField { .. }
+            | Code::DuplicateField { .. }
+            | Code::UnknownField { .. }
+            | Code::InvalidType { .. }
+            | Code::InvalidPromptName { .. }
+            | Code::EmptyDescription
+            | Code::MaxToolIterationsOutOfRange { .. }
+            | Code::TemperatureOutOfRange { .. }
+            | Code::MaxTokensOutOfRange { .. }
+            | Code::InvalidAliasKey { .. }
+            | Code::ReservedName { .. }
+            | Code::AliasAndLabel { .. }
+            | Code::PluginDeclaredTwice { .. }
+            | Code::SlotNeedsRequiredPlugin { .. }
+            | Code::InvalidPluginId { .. }
+            | Code::PluginIdSegments { .. }
+            | Code::InvalidToolPath { .. }
+            | Code::UnsupportedVersion { .. }
+            | Code::NotAPrompt
+            | Code::OneH1
+            | Code::HeadingLevelSkipped { .. }
+            | Code::DuplicateSection { .. }
+            | Code::SharedOutsideH1
+            | Code::LuaSyntax { .. }
+            | Code::UnboundToolSlot { .. }
+            | Code::UnboundTool { .. }
+            | Code::LocalToolClash { .. }
+            | Code::InvalidAliasArgument { .. }
+            | Code::LocalToolParamShape { .. }
+            | Code::LocalToolParamType { .. }
+            | Code::InvisibleTarget { .. }
+            | Code::UndeclaredModelLabel { .. }
+            | Code::OlderApi { .. }
+            | Code::UnknownCallsKey { .. }
+            | Code::LuaBlockNotRead { .. }
+            | Code::MissingPlugin { .. }
+            | Code::UndeclaredPlugin { .. }
+            | Code::ConflictingPlugins { .. }
+            | Code::SkippedOptionalPlugin { .. }
+            | Code::UnknownToolPath { .. }
+            | Code::UnboundModelLabel { .. }
+            | Code::Configuration { .. }
+            | Code::UntrustedPlugin { .. }
+            | Code::TestFile(_)
+            | Code::UnknownAlias { .. } => true,
+        }
+    }
+
+    #[test]
+    fn every_code_name_is_in_code_names_and_every_listed_name_is_given() {
+        let codes = one_of_each();
+        // 47 variants: keep in step with `sample_is_listed`.
+        assert_eq!(codes.len(), 47, "one sample per variant");
+        for code in &codes {
+            assert!(sample_is_listed(code));
+            assert!(
+                CODE_NAMES.contains(&code.name()),
+                "{} is missing from CODE_NAMES",
+                code.name()
+            );
+        }
+        for name in CODE_NAMES {
+            assert!(
+                codes.iter().any(|code| code.name() == *name),
+                "CODE_NAMES lists {name}, which no code gives"
+            );
+        }
     }
 }

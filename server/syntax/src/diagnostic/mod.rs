@@ -8,7 +8,7 @@ pub mod code;
 use std::fmt;
 use std::ops::Range;
 
-pub use code::{Code, FieldPlace, ScopeFunction, Severity};
+pub use code::{Code, FieldPlace, ScopeFunction, Severity, CODE_NAMES};
 
 /// The parse error kinds of `language.md` §3.3 ("Parse (with the parse kind ...)").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
