@@ -3,11 +3,15 @@
 //! (`promptforge_lsp::api_reference::markdown`), and `docs/src/reference/cli.md`
 //! is the real binary's `--help` texts and the exit statuses of
 //! `server/cli/src/exit.rs`. Each test compares the checked-in page with the
-//! generated text; with `UPDATE_BOOK=1` it rewrites the page instead.
+//! generated text; with `UPDATE_BOOK=1` it rewrites the page instead. And the API
+//! table is checked against the engine both ways: every global and global-table
+//! member a section VM has is documented, and every documented one exists.
 
 use std::collections::BTreeSet;
 
-use promptforge_engine::testing::{result, run, section};
+use promptforge_engine::testing::{
+    prompt, result, run, run_on, section, section_body, web_frontmatter, TestHost, TestTool,
+};
 use promptforge_lsp::api_reference::{self, API};
 use promptforge_syntax::api_names::{LUA_GLOBALS, SECTION_GLOBALS, UNRESERVED_LUA_GLOBALS};
 use promptforge_tests::{run_in, workspace_root};
@@ -121,6 +125,60 @@ fn every_global_and_member_the_engine_installs_has_an_entry() {
     assert!(
         stale.is_empty(),
         "these entries of server/lsp/src/api_reference.rs name nothing the VM has: {stale:?}"
+    );
+}
+
+/// The Lua expression that reads an entry for a member of a value the API returns,
+/// in the prompt of [`every_documented_member_of_a_returned_value_exists`]: `fetch`
+/// is a Tool object, `w` a model handle, `msgs` a list with one record, `err` an
+/// `unbound_tool` error value.
+fn reading(name: &str) -> Option<String> {
+    let (value, member) = name
+        .strip_prefix("tool.")
+        .map(|m| ("fetch", m))
+        .or_else(|| name.strip_prefix("handle.").map(|m| ("w", m)))
+        .or_else(|| name.strip_prefix("handle:").map(|m| ("w", m)))
+        .or_else(|| name.strip_prefix("msgs:").map(|m| ("msgs", m)))
+        .or_else(|| name.strip_prefix("err.").map(|m| ("err", m)))
+        .or(match name {
+            "#msgs" => return Some("(#msgs == 1 or nil)".to_owned()),
+            "msgs[i]" => return Some("msgs[1]".to_owned()),
+            _ => None,
+        })?;
+    Some(format!("{value}.{member}"))
+}
+
+#[test]
+fn every_documented_member_of_a_returned_value_exists() {
+    let mut checks = String::new();
+    for entry in API.iter().filter(|e| !api_reference::is_global(e)) {
+        let read = reading(entry.name).unwrap_or_else(|| {
+            panic!(
+                "book_reference.rs cannot check {}: teach `reading` its value",
+                entry.name
+            )
+        });
+        checks.push_str(&format!(
+            "if {read} == nil then missing[#missing + 1] = '{}' end\n",
+            entry.name
+        ));
+    }
+    let code = format!(
+        "local missing = {{}}\n\
+         local msgs = messages.new():user('hello')\n\
+         local _, err = pcall(tools.call, 'nope')\n\
+         {checks}return 'missing: ' .. table.concat(missing, ', ')"
+    );
+    let text = prompt(
+        &web_frontmatter(&[("fetch", "acme/web/fetch")]),
+        &section_body(&code),
+    );
+    let host = TestHost::new("", "acme/web", vec![TestTool::new("acme/web/fetch")]).host;
+    let outcome = run_on(&text, host, "", Some(1));
+    assert_eq!(
+        result(&outcome).as_deref(),
+        Some("missing: "),
+        "entries of server/lsp/src/api_reference.rs name members the engine's values lack"
     );
 }
 
