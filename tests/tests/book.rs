@@ -68,7 +68,11 @@ fn pages() -> Vec<PathBuf> {
 
 /// The marker an HTML comment line gives, if it is one.
 fn marker(line: &str) -> Option<Marker> {
-    let inner = line.trim().strip_prefix("<!--")?.strip_suffix("-->")?.trim();
+    let inner = line
+        .trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim();
     if let Some(name) = inner.strip_prefix("file:") {
         let name = name.trim();
         let (name, fails) = match name.strip_suffix("(fails)") {
@@ -205,10 +209,7 @@ fn check_page(page: &Path, text: &str) -> Vec<String> {
         .unwrap_or(page)
         .display()
         .to_string();
-    let scratch = Scratch::new(&format!(
-        "book-{}",
-        shown.replace(['/', '.'], "-")
-    ));
+    let scratch = Scratch::new(&format!("book-{}", shown.replace(['/', '.'], "-")));
     let dir = scratch.path();
     let mut problems = Vec::new();
     for block in blocks(text) {
@@ -344,12 +345,22 @@ fn the_markers_are_read_as_written() {
     assert_eq!(
         marker("<!-- run: run p.md \"The quick\" fox -->"),
         Some(Marker::Run {
-            args: vec!["run".into(), "p.md".into(), "The quick".into(), "fox".into()]
+            args: vec![
+                "run".into(),
+                "p.md".into(),
+                "The quick".into(),
+                "fox".into()
+            ]
         })
     );
     assert_eq!(marker("<!-- a comment -->"), None);
-    assert_eq!(without_times("ok (7 ms) (x) (12 ms"), "ok (N ms) (x) (12 ms");
-    let found = blocks("<!-- file: p.md -->\n````markdown\n---\n```lua\n```\n````\n  ```text\n  a\n  ```\n");
+    assert_eq!(
+        without_times("ok (7 ms) (x) (12 ms"),
+        "ok (N ms) (x) (12 ms"
+    );
+    let found = blocks(
+        "<!-- file: p.md -->\n````markdown\n---\n```lua\n```\n````\n  ```text\n  a\n  ```\n",
+    );
     assert_eq!(found.len(), 2);
     assert_eq!(found[0].content, "---\n```lua\n```\n");
     assert_eq!(found[1].content, "a\n");
