@@ -27,8 +27,19 @@ use promptforge_tests::{binary, isolate, workspace_root, Scratch};
 /// What the line before a fence asks of its block.
 #[derive(Debug, Clone, PartialEq)]
 enum Marker {
-    File { name: String, fails: bool },
-    Run { args: Vec<String> },
+    File {
+        name: String,
+        fails: bool,
+    },
+    /// `<!-- example: examples/PATH -->`: the block is that file of the
+    /// repository, byte for byte, written under its own name and checked as a
+    /// `file:` block is.
+    Example {
+        path: String,
+    },
+    Run {
+        args: Vec<String>,
+    },
 }
 
 /// One fenced block of a page.
@@ -82,6 +93,11 @@ fn marker(line: &str) -> Option<Marker> {
         return Some(Marker::File {
             name: name.to_owned(),
             fails,
+        });
+    }
+    if let Some(path) = inner.strip_prefix("example:") {
+        return Some(Marker::Example {
+            path: path.trim().to_owned(),
         });
     }
     let args = inner.strip_prefix("run:")?;
@@ -215,7 +231,24 @@ fn check_page(page: &Path, text: &str) -> Vec<String> {
     for block in blocks(text) {
         let place = format!("{shown}:{}", block.line);
         let language = block.info.split([' ', ',']).next().unwrap_or_default();
-        match &block.marker {
+        let example;
+        let marker = match &block.marker {
+            Some(Marker::Example { path }) => {
+                let source = fs::read_to_string(workspace_root().join(path)).unwrap_or_default();
+                if source != block.content {
+                    problems.push(format!("{place}: the block is not {path} as it is"));
+                }
+                let name = Path::new(path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                example = Some(Marker::File { name, fails: false });
+                example.as_ref()
+            }
+            other => other.as_ref(),
+        };
+        match marker {
+            Some(Marker::Example { .. }) => unreachable!("an example is checked as a file"),
             Some(Marker::File { name, fails }) => {
                 let path = dir.join(name);
                 if let Some(parent) = path.parent() {
