@@ -7,7 +7,7 @@ mod cli_test_support;
 use cli_test_support::{pf, without_times};
 use promptforge_tests::Scratch;
 
-const ECHO_NOTICE: &str = "note: no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)\n";
+const ECHO_NOTICE: &str = "note: no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml: see the book, docs/src/configuration.md)\n";
 
 /// A prompt whose one model call the built-in echo model answers.
 const ECHO_PROMPT: &str = "---

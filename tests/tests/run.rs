@@ -9,7 +9,7 @@ use promptforge_engine::testing::lua;
 use promptforge_tests::{binary, run_bounded, workspace_root, Run, Scratch};
 use serde_json::Value;
 
-const ECHO_NOTICE: &str = "note: no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)\n";
+const ECHO_NOTICE: &str = "note: no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml: see the book, docs/src/configuration.md)\n";
 
 /// Runs the binary in `dir` with no configuration of the user's reaching it.
 fn pf(dir: &Path, args: &[&str]) -> Run {

@@ -15,7 +15,7 @@ fn echo_replies_with_the_last_user_message_and_one_notice() {
     assert_eq!(result(&outcome).as_deref(), Some("hello world"));
     assert_eq!(
         outcome.notices,
-        ["no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)"]
+        ["no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml: see the book, docs/src/configuration.md)"]
     );
     assert_eq!(outcome.rounds, 2);
 }

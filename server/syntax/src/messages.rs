@@ -248,7 +248,7 @@ pub fn message_text_not_string(method: &str, type_name: &str) -> String {
 }
 
 /// The one notice of the offline default (`host.md` §1).
-pub const ECHO_NOTICE: &str = "no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)";
+pub const ECHO_NOTICE: &str = "no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml: see the book, docs/src/configuration.md)";
 
 /// A label whose Host model is not configured.
 pub fn unknown_host_model(label: &str, model: &str, configured: &[String]) -> String {

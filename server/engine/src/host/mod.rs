@@ -359,7 +359,7 @@ mod tests {
         assert_eq!(host.take_echo_notice(), None);
         assert_eq!(
             messages::ECHO_NOTICE,
-            "no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml, see README)"
+            "no model is configured; every model label uses the built-in echo model (configure one in promptforge.toml: see the book, docs/src/configuration.md)"
         );
     }
 
