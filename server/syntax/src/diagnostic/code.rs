@@ -23,7 +23,7 @@ impl FieldPlace {
     pub fn fields(self) -> &'static [&'static str] {
         use crate::frontmatter::messages as fm;
         match self {
-            FieldPlace::TopLevel => fm::TOP_LEVEL_FIELDS,
+            FieldPlace::TopLevel => crate::frontmatter::KNOWN_KEYS,
             FieldPlace::PluginEntry => fm::PLUGIN_FIELDS,
             FieldPlace::ModelOption => fm::MODEL_OPTIONS,
         }

@@ -44,17 +44,6 @@ pub fn duplicate_field(key: &str) -> String {
     format!("duplicate field `{key}`")
 }
 
-/// The frontmatter's top-level keys, in the order the spec lists them.
-pub const TOP_LEVEL_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "promptforge",
-    "plugins",
-    "tools",
-    "models",
-    "max_tool_iterations",
-];
-
 /// The keys of a `plugins:` entry map.
 pub const PLUGIN_FIELDS: &[&str] = &["ref", "optional", "config"];
 
@@ -72,7 +61,7 @@ fn unknown_field(key: &str, fields: &[&str]) -> String {
 
 /// An unknown top-level key.
 pub fn unknown_top_level_field(key: &str) -> String {
-    unknown_field(key, TOP_LEVEL_FIELDS)
+    unknown_field(key, super::KNOWN_KEYS)
 }
 
 /// An unknown key in a `plugins:` entry map.
