@@ -17,6 +17,7 @@ pub mod agreement;
 pub mod dap_client;
 pub mod diff;
 pub mod lsp_client;
+pub mod perf;
 
 /// The workspace's root folder.
 pub fn workspace_root() -> PathBuf {
