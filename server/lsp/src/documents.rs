@@ -1,6 +1,11 @@
-//! The open documents: each one's [`ParsedFile`] (its one mutable text) updated
-//! incrementally, its version, and an immutable [`Snapshot`] per version that
-//! requests read.
+//! The open documents: each one's text and version, and for the documents used
+//! last (the hot set) its [`ParsedFile`] updated incrementally and an immutable
+//! [`Snapshot`] per version that requests read.
+//!
+//! A document outside the hot set keeps only its text: its parse, its snapshot
+//! and its Lua facts are dropped, and built again from the text the next time a
+//! request or an edit needs them. An editor shows a handful of documents at once;
+//! the others cost their text and nothing more.
 //!
 //! Every change is applied synchronously under one lock, so changes are applied
 //! strictly in the order the handlers start (tower-lsp's issue #284: a
@@ -18,14 +23,143 @@ use crate::encoding::{PositionEncoding, Positions};
 use crate::snapshot::Snapshot;
 use promptforge_analysis::FactsCache;
 
-/// One open document.
-struct OpenDocument {
+/// How many documents keep their parse, snapshot and facts between requests: the
+/// ones used last.
+pub const HOT_DOCUMENTS: usize = 8;
+
+/// What a document in the hot set keeps besides its text.
+struct Hot {
     parsed: ParsedFile,
-    version: i32,
     snapshot: Arc<Snapshot>,
     facts: Arc<FactsCache>,
+}
+
+/// One open document.
+struct OpenDocument {
+    /// The current text (shared with the hot parse, when there is one).
+    text: Arc<String>,
+    version: i32,
     /// True once the document is a prompt: it stays one until it closes.
     stays_prompt: bool,
+    /// The column unit its snapshots convert positions with.
+    encoding: PositionEncoding,
+    /// The parse, snapshot and facts, while the document is in the hot set.
+    hot: Option<Hot>,
+    /// When it was last used (a tick of [`OpenDocuments::uses`]).
+    last_used: u64,
+}
+
+/// The open documents and the clock that orders their uses.
+#[derive(Default)]
+struct OpenDocuments {
+    by_uri: HashMap<Url, OpenDocument>,
+    uses: u64,
+}
+
+impl OpenDocument {
+    /// Parses the text again when the document is cold; true when it was.
+    fn warm(&mut self, uri: &Url, abandon: CancellationToken) -> bool {
+        if self.hot.is_some() {
+            return false;
+        }
+        let parsed = ParsedFile::new(self.text.as_str().to_owned());
+        let facts = Arc::new(FactsCache::default());
+        let snapshot = self.snapshot_of(uri, &parsed, &facts, abandon);
+        self.stays_prompt |= snapshot.is_prompt;
+        self.hot = Some(Hot {
+            parsed,
+            snapshot,
+            facts,
+        });
+        true
+    }
+
+    /// A snapshot of `parsed` at the document's version.
+    fn snapshot_of(
+        &self,
+        uri: &Url,
+        parsed: &ParsedFile,
+        facts: &Arc<FactsCache>,
+        abandon: CancellationToken,
+    ) -> Arc<Snapshot> {
+        Arc::new(Snapshot::new(
+            uri.clone(),
+            self.version,
+            parsed,
+            self.encoding,
+            (Arc::clone(facts), abandon),
+            self.stays_prompt,
+        ))
+    }
+
+    /// Its snapshot when hot; else one built from its text and not kept.
+    fn transient_snapshot(&self, uri: &Url, abandon: CancellationToken) -> Arc<Snapshot> {
+        match &self.hot {
+            Some(hot) => Arc::clone(&hot.snapshot),
+            None => {
+                let parsed = ParsedFile::new(self.text.as_str().to_owned());
+                self.snapshot_of(uri, &parsed, &Arc::new(FactsCache::default()), abandon)
+            }
+        }
+    }
+}
+
+impl OpenDocuments {
+    /// The next tick of the use clock.
+    fn tick(&mut self) -> u64 {
+        self.uses += 1;
+        self.uses
+    }
+
+    /// The document at `uri`, hot and marked as used now.
+    fn use_hot(&mut self, uri: &Url, abandon: CancellationToken) -> Option<&mut OpenDocument> {
+        let now = self.tick();
+        let document = self.by_uri.get_mut(uri)?;
+        document.last_used = now;
+        if document.warm(uri, abandon) {
+            self.cool_down();
+        }
+        self.by_uri.get_mut(uri)
+    }
+
+    /// Drops the parse of every hot document but the [`HOT_DOCUMENTS`] used last.
+    fn cool_down(&mut self) {
+        let mut hot: Vec<(u64, &Url)> = self
+            .by_uri
+            .iter()
+            .filter(|(_, document)| document.hot.is_some())
+            .map(|(uri, document)| (document.last_used, uri))
+            .collect();
+        if hot.len() <= HOT_DOCUMENTS {
+            return;
+        }
+        hot.sort_unstable();
+        let coldest: Vec<Url> = hot[..hot.len() - HOT_DOCUMENTS]
+            .iter()
+            .map(|(_, uri)| (*uri).clone())
+            .collect();
+        for uri in coldest {
+            if let Some(document) = self.by_uri.get_mut(&uri) {
+                // A request may still hold the snapshot: it finishes with it, so it
+                // is not abandoned, only no longer kept here.
+                document.hot = None;
+            }
+        }
+    }
+}
+
+/// A change for a document that is not open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotOpen(pub Url);
+
+/// What applying a `didChange` gave.
+#[derive(Debug)]
+pub struct Changed {
+    /// The snapshot of the new version.
+    pub snapshot: Arc<Snapshot>,
+    /// Protocol problems met while applying (a version that did not increase, a
+    /// range past the end that was clamped); the change was applied anyway.
+    pub protocol_errors: Vec<String>,
 }
 
 /// The language id of a prompt (`editor.md` §1): a document opened with it is a
@@ -41,24 +175,10 @@ pub fn prompt_from_the_start(uri: &Url, language_id: &str) -> bool {
     language_id == PROMPT_LANGUAGE_ID || uri.path().ends_with(PROMPT_SUFFIX)
 }
 
-/// What applying a `didChange` gave.
-#[derive(Debug)]
-pub struct Changed {
-    /// The snapshot of the new version.
-    pub snapshot: Arc<Snapshot>,
-    /// Protocol problems met while applying (a version that did not increase, a
-    /// range past the end that was clamped); the change was applied anyway.
-    pub protocol_errors: Vec<String>,
-}
-
-/// A change for a document that is not open.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotOpen(pub Url);
-
 /// Every open document, keyed by URI.
 #[derive(Default)]
 pub struct Documents {
-    open: Mutex<HashMap<Url, OpenDocument>>,
+    open: Mutex<OpenDocuments>,
     /// Fires when the session ends: every snapshot's analysis stops then.
     session: CancellationToken,
 }
@@ -77,7 +197,7 @@ impl Documents {
         self.session.child_token()
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Url, OpenDocument>> {
+    fn lock(&self) -> MutexGuard<'_, OpenDocuments> {
         // A panic while the lock was held leaves each document whole (every update
         // replaces fields only after it succeeded), so a poisoned lock is still usable.
         self.open
@@ -95,28 +215,25 @@ impl Documents {
         version: i32,
         encoding: PositionEncoding,
     ) -> Arc<Snapshot> {
-        let parsed = ParsedFile::new(text);
-        let facts = Arc::new(FactsCache::default());
-        let from_the_start = prompt_from_the_start(&uri, language_id);
-        let snapshot = Arc::new(Snapshot::new(
-            uri.clone(),
-            version,
-            &parsed,
-            encoding,
-            (Arc::clone(&facts), self.abandon_token()),
-            from_the_start,
-        ));
+        let mut open = self.lock();
         let document = OpenDocument {
-            facts,
-            parsed,
+            text: Arc::new(text),
             version,
-            stays_prompt: snapshot.is_prompt,
-            snapshot: Arc::clone(&snapshot),
+            stays_prompt: prompt_from_the_start(&uri, language_id),
+            encoding,
+            hot: None,
+            last_used: 0,
         };
-        if let Some(reopened) = self.lock().insert(uri, document) {
-            reopened.snapshot.abandon();
+        if let Some(reopened) = open.by_uri.insert(uri.clone(), document) {
+            if let Some(hot) = reopened.hot {
+                hot.snapshot.abandon();
+            }
         }
-        snapshot
+        let document = open
+            .use_hot(&uri, self.abandon_token())
+            .expect("the document was just inserted");
+        let hot = document.hot.as_ref().expect("use_hot parses the document");
+        Arc::clone(&hot.snapshot)
     }
 
     /// Applies the changes of one `didChange` in order and returns the new snapshot.
@@ -127,8 +244,11 @@ impl Documents {
         changes: Vec<TextDocumentContentChangeEvent>,
         encoding: PositionEncoding,
     ) -> Result<Changed, NotOpen> {
+        let abandon = self.abandon_token();
         let mut open = self.lock();
-        let document = open.get_mut(uri).ok_or_else(|| NotOpen(uri.clone()))?;
+        let document = open
+            .use_hot(uri, self.abandon_token())
+            .ok_or_else(|| NotOpen(uri.clone()))?;
         let mut protocol_errors = Vec::new();
         if version <= document.version {
             protocol_errors.push(format!(
@@ -136,13 +256,14 @@ impl Documents {
                 document.version
             ));
         }
+        let hot = document.hot.as_mut().expect("use_hot parses the document");
         for change in changes {
             match change.range {
-                None => document.parsed = ParsedFile::new(change.text),
+                None => replace_all(&mut hot.parsed, &change.text),
                 Some(range) => {
                     let positions = Positions {
-                        text: document.parsed.text(),
-                        index: &document.parsed.analysis().line_index,
+                        text: hot.parsed.text(),
+                        index: &hot.parsed.analysis().line_index,
                         encoding,
                     };
                     let start = positions.offset(range.start);
@@ -152,22 +273,24 @@ impl Documents {
                             "didChange for {uri}: range {range:?} ends before it starts; applied as {end}..{start}"
                         ));
                     }
-                    let bytes = start.min(end)..start.max(end);
-                    apply(document, bytes, &change.text);
+                    apply(
+                        &mut hot.parsed,
+                        start.min(end)..start.max(end),
+                        &change.text,
+                    );
                 }
             }
         }
         document.version = version;
-        let snapshot = Arc::new(Snapshot::new(
-            uri.clone(),
-            version,
-            &document.parsed,
-            encoding,
-            (Arc::clone(&document.facts), self.abandon_token()),
-            document.stays_prompt,
-        ));
+        document.encoding = encoding;
+        document.text = hot.parsed.shared_text();
+        let Some(Hot { parsed, facts, .. }) = &document.hot else {
+            unreachable!("the document is hot");
+        };
+        let snapshot = document.snapshot_of(uri, parsed, facts, abandon);
         document.stays_prompt |= snapshot.is_prompt;
-        let older = std::mem::replace(&mut document.snapshot, Arc::clone(&snapshot));
+        let hot = document.hot.as_mut().expect("the document is hot");
+        let older = std::mem::replace(&mut hot.snapshot, Arc::clone(&snapshot));
         older.abandon();
         Ok(Changed {
             snapshot,
@@ -177,40 +300,102 @@ impl Documents {
 
     /// Closes a document; its last snapshot (abandoned) when it was open.
     pub fn close(&self, uri: &Url) -> Option<Arc<Snapshot>> {
-        let closed = self.lock().remove(uri).map(|d| d.snapshot);
-        if let Some(snapshot) = &closed {
-            snapshot.abandon();
-        }
-        closed
+        let closed = self.lock().by_uri.remove(uri)?;
+        let snapshot = closed.transient_snapshot(uri, self.abandon_token());
+        snapshot.abandon();
+        Some(snapshot)
     }
 
-    /// The latest snapshot of a document.
+    /// The latest snapshot of a document (it joins the hot set).
     pub fn snapshot(&self, uri: &Url) -> Option<Arc<Snapshot>> {
-        self.lock().get(uri).map(|d| Arc::clone(&d.snapshot))
+        let mut open = self.lock();
+        let document = open.use_hot(uri, self.abandon_token())?;
+        document.hot.as_ref().map(|hot| Arc::clone(&hot.snapshot))
     }
 
-    /// The latest snapshot of every open document.
+    /// The latest snapshot of every open document; those outside the hot set are
+    /// parsed for the caller and not kept.
     pub fn all(&self) -> Vec<Arc<Snapshot>> {
-        self.lock()
-            .values()
-            .map(|d| Arc::clone(&d.snapshot))
+        let open = self.lock();
+        open.by_uri
+            .iter()
+            .map(|(uri, document)| document.transient_snapshot(uri, self.abandon_token()))
             .collect()
+    }
+
+    /// The URI and text of every open document whose URI `wanted` accepts,
+    /// without parsing any document.
+    pub fn texts_where(&self, wanted: impl Fn(&Url) -> bool) -> Vec<(Url, Arc<String>)> {
+        self.lock()
+            .by_uri
+            .iter()
+            .filter(|(uri, _)| wanted(uri))
+            .map(|(uri, document)| (uri.clone(), Arc::clone(&document.text)))
+            .collect()
+    }
+
+    /// The current text of an open document.
+    pub fn text(&self, uri: &Url) -> Option<Arc<String>> {
+        self.lock()
+            .by_uri
+            .get(uri)
+            .map(|document| Arc::clone(&document.text))
+    }
+
+    /// True when the document is open.
+    pub fn is_open(&self, uri: &Url) -> bool {
+        self.lock().by_uri.contains_key(uri)
     }
 
     /// The latest version of a document.
     pub fn version(&self, uri: &Url) -> Option<i32> {
-        self.lock().get(uri).map(|d| d.version)
+        self.lock().by_uri.get(uri).map(|d| d.version)
     }
 }
 
 /// Replaces `bytes` (char boundaries inside the text, from [`Positions::offset`])
 /// with `text` in the parsed file.
-fn apply(document: &mut OpenDocument, bytes: Range<usize>, text: &str) {
+fn apply(parsed: &mut ParsedFile, bytes: Range<usize>, text: &str) {
     // `Positions::offset` gives char boundaries inside the same text, so `edit` does
     // not fail; should it, it left the text unchanged and reports why.
-    let _ = document.parsed.edit(bytes, text);
+    let _ = parsed.edit(bytes, text);
 }
 
+/// Replaces the whole text of `parsed` with `new` (a full-text `didChange`) as one
+/// edit of the span where the two differ, so only what changed is analysed again.
+fn replace_all(parsed: &mut ParsedFile, new: &str) {
+    let (old_span, new_span) = differing_span(parsed.text(), new);
+    if old_span.is_empty() && new_span.is_empty() {
+        return;
+    }
+    apply(parsed, old_span, &new[new_span]);
+}
+
+/// The byte ranges of `old` and `new` between their longest common prefix and
+/// suffix (on char boundaries): replacing the first with the second turns `old`
+/// into `new`.
+fn differing_span(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let most = old.len().min(new.len()) - prefix;
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(most)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    (prefix..old.len() - suffix, prefix..new.len() - suffix)
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +447,89 @@ mod tests {
         let last = documents.open(uri.clone(), "promptforge", text("jump"), 1, encoding);
         documents.close(&uri);
         assert!(callees(&last).is_empty());
+    }
+
+    fn hot_count(documents: &Documents) -> usize {
+        documents
+            .lock()
+            .by_uri
+            .values()
+            .filter(|d| d.hot.is_some())
+            .count()
+    }
+
+    #[test]
+    fn only_the_documents_used_last_keep_their_parse() {
+        let documents = Documents::new(CancellationToken::new());
+        let encoding = PositionEncoding::default();
+        let uri = |n: usize| Url::parse(&format!("file:///p{n}.pf.md")).expect("a URI");
+        let text = |n: usize| format!("---\nname: p{n}\npromptforge: 0\n---\n# T{n}\n");
+        for n in 0..HOT_DOCUMENTS + 5 {
+            documents.open(uri(n), "promptforge", text(n), 1, encoding);
+        }
+        assert_eq!(hot_count(&documents), HOT_DOCUMENTS);
+        // The first document went cold; asking for it parses its text again,
+        // and it is then the one used last.
+        assert!(documents.lock().by_uri[&uri(0)].hot.is_none());
+        let again = documents.snapshot(&uri(0)).expect("open");
+        assert_eq!(again.text.as_str(), text(0));
+        assert!(again.is_prompt);
+        assert!(documents.lock().by_uri[&uri(0)].hot.is_some());
+        assert_eq!(hot_count(&documents), HOT_DOCUMENTS);
+        // Every document answers, hot or cold, without joining the hot set.
+        let all = documents.all();
+        assert_eq!(all.len(), HOT_DOCUMENTS + 5);
+        assert_eq!(hot_count(&documents), HOT_DOCUMENTS);
+        // A cold document takes an edit: its text is parsed and edited.
+        assert!(documents.lock().by_uri[&uri(1)].hot.is_none());
+        let edited = documents
+            .change(&uri(1), 2, full(&text(7)), encoding)
+            .expect("open")
+            .snapshot;
+        assert_eq!(edited.text.as_str(), text(7));
+        assert_eq!(edited.version, 2);
+        assert_eq!(documents.text(&uri(1)).as_deref(), Some(&text(7)));
+        // A cold document that was a prompt from the start stays one.
+        let untitled = Url::parse("untitled:Untitled-1").expect("a URI");
+        documents.open(
+            untitled.clone(),
+            "promptforge",
+            "# no frontmatter\n".into(),
+            1,
+            encoding,
+        );
+        for n in 0..HOT_DOCUMENTS {
+            documents.snapshot(&uri(n));
+        }
+        assert!(documents.lock().by_uri[&untitled].hot.is_none());
+        assert!(documents.snapshot(&untitled).expect("open").is_prompt);
+    }
+
+    #[test]
+    fn a_full_text_change_edits_only_the_span_that_differs() {
+        assert_eq!(differing_span("abcdef", "abXYef"), (2..4, 2..4));
+        assert_eq!(differing_span("abc", "abc"), (3..3, 3..3));
+        assert_eq!(differing_span("", "new"), (0..0, 0..3));
+        assert_eq!(differing_span("aaa", "aaaa"), (3..3, 3..4));
+        // Shared bytes inside one character do not split it: é is C3 A9, è is C3 A8.
+        assert_eq!(differing_span("xé", "xè"), (1..3, 1..3));
+        assert_eq!(differing_span("éx", "èx"), (0..2, 0..2));
+        let documents = Documents::new(CancellationToken::new());
+        let uri = Url::parse("file:///p.pf.md").expect("a URI");
+        let encoding = PositionEncoding::default();
+        let before = "---\nname: p\npromptforge: 0\n---\n# T\n```lua\nlocal a = 1\n```\n";
+        let after = "---\nname: p\npromptforge: 0\n---\n# T\n```lua\nlocal ab = 1\n```\n";
+        documents.open(uri.clone(), "promptforge", before.into(), 1, encoding);
+        let snapshot = documents
+            .change(&uri, 2, full(after), encoding)
+            .expect("open")
+            .snapshot;
+        assert_eq!(snapshot.text.as_str(), after);
+        // The same analysis as a fresh parse of the new text.
+        let fresh = ParsedFile::new(after.to_owned());
+        assert_eq!(
+            format!("{:?}", snapshot.analysis),
+            format!("{:?}", fresh.analysis())
+        );
     }
 }

@@ -47,19 +47,19 @@ pub fn tests_of(documents: &Documents, prompt: &Url) -> Vec<Arc<Snapshot>> {
             )
     };
     documents
-        .all()
+        .texts_where(is_test_uri)
         .into_iter()
-        .filter(|snapshot| snapshot.is_test_file)
-        .filter(|snapshot| {
-            let (file, _) = test_file::parse(&snapshot.text);
-            same(&test_file::prompt_path(&path_of(&snapshot.uri), &file))
+        .filter(|(uri, text)| {
+            let (file, _) = test_file::parse(text);
+            same(&test_file::prompt_path(&path_of(uri), &file))
         })
+        .filter_map(|(uri, _)| documents.snapshot(&uri))
         .collect()
 }
 
 /// True when the document at `uri` is open or its file exists.
 pub fn exists(documents: &Documents, uri: &Url) -> bool {
-    documents.snapshot(uri).is_some() || uri.to_file_path().is_ok_and(|p| p.is_file())
+    documents.is_open(uri) || uri.to_file_path().is_ok_and(|p| p.is_file())
 }
 
 /// The prompt `file` (the test file at `test_path`) tests: its path and text, the
@@ -73,9 +73,9 @@ pub fn prompt_of(
     let path = test_file::prompt_path(test_path, file);
     let open = Url::from_file_path(&path)
         .ok()
-        .and_then(|uri| documents.snapshot(&uri));
+        .and_then(|uri| documents.text(&uri));
     match open {
-        Some(snapshot) => Ok((path, snapshot.text.as_str().to_owned())),
+        Some(text) => Ok((path, text.as_str().to_owned())),
         None => promptforge_analysis::test_file::prompt_of(test_path, file),
     }
 }
