@@ -1,6 +1,6 @@
 //! An immutable view of one document version: what every request reads.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use promptforge_syntax::{is_prompt, Analysis, ParsedFile};
 use tokio_util::sync::CancellationToken;
@@ -8,6 +8,8 @@ use tower_lsp::lsp_types::Url;
 
 use crate::encoding::{PositionEncoding, Positions};
 use promptforge_analysis::{FactsCache, Model};
+use promptforge_engine::requirements::CatalogView;
+use promptforge_syntax::Diagnostic;
 
 /// One version of one document, never changed once built.
 #[derive(Debug)]
@@ -38,6 +40,9 @@ pub struct Snapshot {
     /// version arrived, the document closed, the session ended): building its
     /// model stops reading blocks then.
     abandon: CancellationToken,
+    /// The diagnostics last found for this version, with the catalog view they
+    /// were found against: publishing and every `codeAction` share them.
+    found: Mutex<Option<(CatalogView, Arc<[Diagnostic]>)>>,
 }
 
 impl Snapshot {
@@ -68,6 +73,7 @@ impl Snapshot {
             model: OnceLock::new(),
             facts,
             abandon,
+            found: Mutex::new(None),
         }
     }
 
@@ -85,6 +91,35 @@ impl Snapshot {
         }
     }
 
+    /// The diagnostics of this version against `view`: `find`'s, computed once
+    /// per view (a new catalog view finds them again).
+    pub fn found_against(
+        &self,
+        view: &CatalogView,
+        find: impl FnOnce() -> Vec<Diagnostic>,
+    ) -> Arc<[Diagnostic]> {
+        let cached = |found: &Option<(CatalogView, Arc<[Diagnostic]>)>| {
+            found
+                .as_ref()
+                .filter(|(seen, _)| seen == view)
+                .map(|(_, diagnostics)| Arc::clone(diagnostics))
+        };
+        if let Some(diagnostics) = cached(&self.found_lock()) {
+            return diagnostics;
+        }
+        // Found outside the lock: a second caller meanwhile finds the same list.
+        let diagnostics: Arc<[Diagnostic]> = find().into();
+        *self.found_lock() = Some((view.clone(), Arc::clone(&diagnostics)));
+        diagnostics
+    }
+
+    fn found_lock(&self) -> std::sync::MutexGuard<'_, Option<(CatalogView, Arc<[Diagnostic]>)>> {
+        // The cache is replaced whole, so a poisoned lock still holds a whole value.
+        self.found
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The semantic model (Lua facts, section visibility), built on first use
     /// (left incomplete when the version is abandoned meanwhile).
     pub fn model(&self) -> &Model {
@@ -92,5 +127,40 @@ impl Snapshot {
             let abandoned = || self.abandon.is_cancelled();
             Model::build_until(&self.analysis.document, &self.facts, &abandoned)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    #[test]
+    fn diagnostics_are_found_once_per_catalog_view() {
+        let parsed = ParsedFile::new("---\nname: p\npromptforge: 0\n---\n# T\n".to_owned());
+        let snapshot = Snapshot::new(
+            Url::parse("file:///p.md").expect("a URI"),
+            1,
+            &parsed,
+            PositionEncoding::default(),
+            (Arc::default(), CancellationToken::new()),
+            false,
+        );
+        let finds = Cell::new(0);
+        let find = || {
+            finds.set(finds.get() + 1);
+            Vec::new()
+        };
+        let view = CatalogView::default();
+        snapshot.found_against(&view, find);
+        snapshot.found_against(&view, find);
+        assert_eq!(finds.get(), 1);
+        let other = CatalogView {
+            registered: vec!["acme/x".to_owned()],
+            ..CatalogView::default()
+        };
+        snapshot.found_against(&other, find);
+        assert_eq!(finds.get(), 2);
     }
 }

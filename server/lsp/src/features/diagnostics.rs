@@ -5,6 +5,8 @@
 //! related information; and a prompt test file's own problems
 //! ([`crate::test_files::load`]).
 
+use std::sync::Arc;
+
 use promptforge_engine::requirements::CatalogView;
 use promptforge_syntax::Severity;
 use tower_lsp::lsp_types::{
@@ -19,15 +21,23 @@ pub const SOURCE: &str = "promptforge";
 
 /// The semantic layer's diagnostics of a snapshot against its catalog; none for a
 /// document that is not a prompt; for a prompt whose text an edit made no prompt,
-/// the error `check` gives such text ([`broken_prompt`]).
-pub fn found(snapshot: &Snapshot, view: &CatalogView) -> Vec<promptforge_syntax::Diagnostic> {
-    if !snapshot.is_prompt {
-        return Vec::new();
-    }
-    if !snapshot.text_is_prompt {
-        return broken_prompt(snapshot);
-    }
-    promptforge_analysis::diagnostics(&snapshot.text, &snapshot.analysis, snapshot.model(), view)
+/// the error `check` gives such text ([`broken_prompt`]). Found once per
+/// snapshot and view: publishing and each `codeAction` share them.
+pub fn found(snapshot: &Snapshot, view: &CatalogView) -> Arc<[promptforge_syntax::Diagnostic]> {
+    snapshot.found_against(view, || {
+        if !snapshot.is_prompt {
+            return Vec::new();
+        }
+        if !snapshot.text_is_prompt {
+            return broken_prompt(snapshot);
+        }
+        promptforge_analysis::diagnostics(
+            &snapshot.text,
+            &snapshot.analysis,
+            snapshot.model(),
+            view,
+        )
+    })
 }
 
 /// The diagnostics of a document that stays a prompt while its text is none
