@@ -40,15 +40,17 @@ impl FactsCache {
     pub fn shared_until(
         &self,
         blocks: &[LuaBlock],
-        abandoned: &dyn Fn() -> bool,
+        abandoned: &Abandoned<'_>,
     ) -> Vec<Arc<LuaFacts>> {
         let mut cache = self.by_code.lock().unwrap_or_else(|p| p.into_inner());
         let mut old = std::mem::take(&mut *cache);
         cache.reserve(blocks.len());
         let mut out = Vec::with_capacity(blocks.len());
+        // The blocks neither cache holds: read after this pass, in parallel when
+        // there are many.
+        let mut unknown = Vec::new();
         let plan = read_budget::plan(blocks.iter().map(|b| b.code.as_str()));
-        let mut stopped = false;
-        for (block, unread) in blocks.iter().zip(plan) {
+        for (index, (block, unread)) in blocks.iter().zip(plan).enumerate() {
             if let Some(unread) = unread {
                 out.push(Arc::new(LuaFacts {
                     unread: Some(unread),
@@ -61,15 +63,11 @@ impl FactsCache {
                 Some(entry) => entry,
                 None => match cache.get(block.code.as_str()) {
                     Some((base, facts)) => (block.code.clone(), (*base, Arc::clone(facts))),
-                    None if stopped || abandoned() => {
-                        stopped = true;
+                    None => {
+                        unknown.push(index);
                         out.push(Arc::default());
                         continue;
                     }
-                    None => (
-                        block.code.clone(),
-                        (at, Arc::new(read_code(&block.code, at))),
-                    ),
                 },
             };
             let facts = if base == at {
@@ -79,6 +77,14 @@ impl FactsCache {
             };
             out.push(Arc::clone(&facts));
             cache.insert(key, (at, facts));
+        }
+        let read = read_blocks(blocks, &unknown, abandoned);
+        let stopped = read.len() < unknown.len();
+        for (index, facts) in unknown.into_iter().zip(read) {
+            let block = &blocks[index];
+            let facts = Arc::new(facts);
+            out[index] = Arc::clone(&facts);
+            cache.insert(block.code.clone(), (block.code_range.start, facts));
         }
         if stopped {
             for (key, entry) in old {
@@ -90,6 +96,56 @@ impl FactsCache {
 }
 
 /// Moves ranges read at file offset `from` to file offset `to`.
+/// Says when nobody needs the facts being read any more; asked between blocks,
+/// from every thread that reads.
+pub type Abandoned<'a> = dyn Fn() -> bool + Sync + 'a;
+
+/// Below this many blocks to read, one thread reads them all: starting threads
+/// costs more than it saves (a keystroke changes one block).
+const PARALLEL_FROM: usize = 64;
+
+/// Reads the facts of `blocks[i]` for each `i` of `indices`, in order, stopping
+/// at the first block `abandoned` finds unwanted (the result is then shorter).
+/// Many blocks are shared out in contiguous runs among the machine's cores.
+fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>) -> Vec<LuaFacts> {
+    let read_run = |run: &[usize]| -> Vec<LuaFacts> {
+        let mut facts = Vec::with_capacity(run.len());
+        for &index in run {
+            if abandoned() {
+                break;
+            }
+            let block = &blocks[index];
+            facts.push(read_code(&block.code, block.code_range.start));
+        }
+        facts
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || indices.len() < PARALLEL_FROM {
+        return read_run(indices);
+    }
+    let runs: Vec<&[usize]> = indices.chunks(indices.len().div_ceil(threads)).collect();
+    let read: Vec<Vec<LuaFacts>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = runs[1..]
+            .iter()
+            .map(|run| scope.spawn(|| read_run(run)))
+            .collect();
+        let mut read = vec![read_run(runs[0])];
+        // A reader that panicked leaves its run unread, as if abandoned.
+        read.extend(workers.into_iter().map(|w| w.join().unwrap_or_default()));
+        read
+    });
+    // Keep the prefix read without a gap: a run cut short ends the result.
+    let mut out = Vec::with_capacity(indices.len());
+    for (run, facts) in runs.iter().zip(read) {
+        let whole = facts.len() == run.len();
+        out.extend(facts);
+        if !whole {
+            break;
+        }
+    }
+    out
+}
+
 #[derive(Clone, Copy)]
 struct Shift {
     from: usize,
@@ -208,5 +264,34 @@ mod tests {
         assert!(facts[0].calls.is_empty());
         assert_eq!(facts[1].unread, None);
         assert_eq!(facts[1].calls[0].callee, "jump");
+    }
+
+    #[test]
+    fn many_blocks_read_on_every_core_give_the_facts_of_one_by_one() {
+        let mut text = String::from("---\nname: x\n---\n# T\n");
+        for i in 0..3 * PARALLEL_FROM {
+            text.push_str(&format!(
+                "```lua\nlocal v{i} = tools.call('t{i}', {{ x = 'y' }})\nif v{i} then jump('## S{i}') end\n```\n"
+            ));
+        }
+        let blocks = promptforge_syntax::parse(&text).document.lua_blocks;
+        let fresh: Vec<LuaFacts> = blocks.iter().map(read).collect();
+        assert_eq!(FactsCache::default().facts(&blocks), fresh);
+        // Abandoned half-way (asked from several threads): what was read is a
+        // prefix of the blocks, each with its own facts, and the rest are empty.
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        let half = || asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= blocks.len() / 2;
+        let partial = FactsCache::default().shared_until(&blocks, &half);
+        let read = partial
+            .iter()
+            .take_while(|f| ***f != LuaFacts::default())
+            .count();
+        assert!(
+            read > 0 && read < blocks.len(),
+            "{read} of {}",
+            blocks.len()
+        );
+        assert!(partial[..read].iter().zip(&fresh).all(|(a, b)| **a == *b));
+        assert!(partial[read..].iter().all(|f| **f == LuaFacts::default()));
     }
 }

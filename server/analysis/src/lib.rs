@@ -47,7 +47,7 @@ impl Model {
     pub fn build_until(
         document: &Document,
         cache: &FactsCache,
-        abandoned: &dyn Fn() -> bool,
+        abandoned: &facts_cache::Abandoned<'_>,
     ) -> Self {
         let sections = Sections::new(document);
         let blocks = cache.shared_until(&document.lua_blocks, abandoned);

@@ -188,21 +188,36 @@ impl Reader<'_> {
         self.base + node.start_byte()..self.base + node.end_byte()
     }
 
+    /// Visits every node in source order with one cursor, keeping the kinds of
+    /// the ancestors (an identifier's parent and its field there tell whether it
+    /// is a variable).
     fn walk(&mut self, root: Node<'_>) {
-        let mut stack = vec![root];
-        while let Some(node) = stack.pop() {
-            match node.kind() {
+        let mut cursor = root.walk();
+        let mut ancestors: Vec<&str> = Vec::new();
+        loop {
+            let node = cursor.node();
+            let kind = node.kind();
+            match kind {
                 "function_call" => self.call(node),
-                "identifier" if is_variable(node) => self.facts.identifiers.push(Identifier {
-                    name: self.text(node).to_owned(),
-                    range: self.file_range(node),
-                }),
+                "identifier" if is_variable(ancestors.last().copied(), cursor.field_name()) => {
+                    self.facts.identifiers.push(Identifier {
+                        name: self.text(node).to_owned(),
+                        range: self.file_range(node),
+                    })
+                }
                 "dot_index_expression" | "bracket_index_expression" => self.calls_read(node),
                 _ => {}
             }
-            let mut cursor = node.walk();
-            let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
+            if cursor.goto_first_child() {
+                ancestors.push(kind);
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+                ancestors.pop();
+            }
         }
     }
 
@@ -346,21 +361,15 @@ impl Reader<'_> {
     }
 }
 
-/// True when an identifier node is used as a variable.
-fn is_variable(node: Node<'_>) -> bool {
-    let Some(parent) = node.parent() else {
-        return true;
-    };
-    let is_field = |name: &str| {
-        parent
-            .child_by_field_name(name)
-            .is_some_and(|n| n.id() == node.id())
-    };
-    match parent.kind() {
-        "dot_index_expression" => !is_field("field"),
-        "method_index_expression" => !is_field("method"),
-        "field" => !is_field("name"),
-        "goto_statement" | "label_statement" => false,
-        _ => true,
+/// True when an identifier is used as a variable, given the kind of its parent
+/// and the field it fills there.
+fn is_variable(parent: Option<&str>, field: Option<&str>) -> bool {
+    match parent {
+        None => true,
+        Some("dot_index_expression") => field != Some("field"),
+        Some("method_index_expression") => field != Some("method"),
+        Some("field") => field != Some("name"),
+        Some("goto_statement" | "label_statement") => false,
+        Some(_) => true,
     }
 }
