@@ -96,7 +96,16 @@ pub fn load(documents: &Documents, uri: &Url, text: &str) -> Loaded {
     let (file, mut problems) = test_file::parse(text);
     let prompt = match prompt_of(documents, &path_of(uri), &file) {
         Ok((path, prompt_text)) => {
-            let analysis = promptforge_syntax::parse(&prompt_text);
+            // An open prompt's analysis is its snapshot's (same text); a closed
+            // one's is made here.
+            let open = Url::from_file_path(&path)
+                .ok()
+                .and_then(|prompt| documents.snapshot(&prompt))
+                .filter(|snapshot| *snapshot.text == prompt_text);
+            let analysis = match open {
+                Some(snapshot) => Arc::clone(&snapshot.analysis),
+                None => Arc::new(promptforge_syntax::parse(&prompt_text)),
+            };
             problems.extend(promptforge_analysis::test_file::diagnostics(
                 &file,
                 Some(&analysis),
