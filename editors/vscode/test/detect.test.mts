@@ -1,6 +1,42 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { baseName, isPromptFileName, isPromptText, isTestFileName } from '../src/logic/detect.mts';
+
+/** The shared detection corpus (tests/detection at the repository's root). */
+const CORPUS = join(import.meta.dirname, '..', '..', '..', 'tests', 'detection');
+
+/** The corpus files the server rejects and this check lets through (it decides generously). */
+const GENEROUS = new Set(['flow-value.md', 'non-string-key.md']);
+
+/** The corpus index: each file and whether the server takes it for a prompt. */
+function corpus(): { file: string; prompt: boolean }[] {
+  return readFileSync(join(CORPUS, 'index.txt'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const [file = '', answer] = line.split(/\s+/);
+      assert.ok(answer === 'prompt' || answer === 'not-a-prompt', `${file}: answer ${answer}`);
+      return { file, prompt: answer === 'prompt' };
+    });
+}
+
+test('the shared corpus: every prompt is one here, other files only where listed as generous', () => {
+  const entries = corpus();
+  assert.ok(entries.length >= 50, `${entries.length} entries`);
+  assert.equal(readdirSync(CORPUS).filter((f) => f !== 'index.txt' && f !== '.gitattributes').length, entries.length);
+  const wrong: string[] = [];
+  for (const { file, prompt } of entries) {
+    const said = isPromptText(readFileSync(join(CORPUS, file), 'utf8'));
+    if (prompt && !said) wrong.push(`${file}: the server takes it for a prompt, this check does not`);
+    if (!prompt && said !== GENEROUS.has(file)) {
+      wrong.push(`${file}: ${said ? 'called a prompt (add it to GENEROUS if meant)' : 'listed in GENEROUS but rejected'}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+  for (const file of GENEROUS) assert.ok(entries.some((e) => e.file === file && !e.prompt), `${file} in the corpus`);
+});
 
 test('a Markdown file is a prompt when its frontmatter has a top-level promptforge key', () => {
   assert.equal(isPromptText('---\nname: x\npromptforge: 0\n---\n# T\n'), true);
@@ -13,6 +49,7 @@ test('other Markdown files are not prompts', () => {
   assert.equal(isPromptText('# Title\n\npromptforge: 0\n'), false, 'no frontmatter');
   assert.equal(isPromptText('---\nname: x\n---\npromptforge: 0\n'), false, 'the key after the frontmatter');
   assert.equal(isPromptText('---\nmeta:\n  promptforge: 0\n---\n'), false, 'a nested key');
+  assert.equal(isPromptText('---\n  meta:\n    promptforge: 0\n---\n'), false, 'a nested key, all indented');
   assert.equal(isPromptText('---\npromptforgeX: 0\n---\n'), false, 'another key');
   assert.equal(isPromptText(' ---\npromptforge: 0\n---\n'), false, 'not the first line');
   assert.equal(isPromptText(''), false);
