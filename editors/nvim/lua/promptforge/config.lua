@@ -49,9 +49,9 @@ function M.grammar_dir()
 end
 
 -- 'prompt', 'test' or nil. A Markdown buffer is a prompt when it is named
--- `*.pf.md`, or its first line is `---` and its frontmatter has a top-level
--- `promptforge:` key (the server makes the final decision and stays silent on
--- other Markdown). `*.test.yaml` files are prompt tests.
+-- `*.pf.md`, or its frontmatter may have a top-level `promptforge:` key
+-- (detect.lua: a generous early check; the server makes the final decision and
+-- stays silent on other Markdown). `*.test.yaml` files are prompt tests.
 function M.kind(buf)
   local name = vim.api.nvim_buf_get_name(buf)
   if name:match('%.test%.yaml$') then
@@ -64,19 +64,7 @@ function M.kind(buf)
   if ft ~= 'markdown' and ft ~= 'promptforge' and not name:match('%.md$') then
     return nil
   end
-  local lines = vim.api.nvim_buf_get_lines(buf, 0, 200, false)
-  if not lines[1] or not lines[1]:match('^%-%-%-%s*$') then
-    return nil
-  end
-  for i = 2, #lines do
-    if lines[i]:match('^%-%-%-%s*$') or lines[i]:match('^%.%.%.%s*$') then
-      return nil -- end of the frontmatter without the key
-    end
-    if lines[i]:match('^promptforge%s*:') then
-      return 'prompt'
-    end
-  end
-  return nil
+  return require('promptforge.detect').buffer_is_prompt(buf) and 'prompt' or nil
 end
 
 -- The server command as configured (before the binary is looked up), and
