@@ -2,7 +2,8 @@
 # The Eglot snippet against the real server in emacs --batch. From the
 # repository root:   bash editors/emacs/ci.sh
 # Installs Debian's emacs-nox and elpa-eglot when Emacs or Eglot is missing,
-# then runs test.el (bounded by a timeout). The server is $PROMPTFORGE_BIN
+# then runs test-detect.el (the prompt check on the shared corpus) and test.el
+# (bounded by a timeout). The server is $PROMPTFORGE_BIN
 # (default target/release/promptforge). Prints each step's time; exits 1 on failure.
 set -euo pipefail
 
@@ -28,7 +29,12 @@ if ! has_eglot; then
 fi
 echo "step emacs: $(emacs --version | head -1) ($(took "$started"))"
 
-# 2. The test, with the server's user configuration and the records of
+# 2. The snippet's prompt check against the shared corpus tests/detection (no server).
+started=$(now)
+emacs --batch -l "$ROOT/editors/emacs/test-detect.el" </dev/null
+echo "step test-detect.el: ($(took "$started"))"
+
+# 3. The test, with the server's user configuration and the records of
 # `promptforge trust` out of reach.
 started=$(now)
 HOME_DIR=$CACHE/emacs-home

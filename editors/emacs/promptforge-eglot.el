@@ -18,19 +18,44 @@
 
 (defun promptforge-eglot-document-p ()
   "Non-nil when this buffer is a prompt or a prompt test.
-A prompt is named *.pf.md or starts with `---' and has a top-level
-`promptforge:' key in its frontmatter; the server decides the rest."
+A prompt is named *.pf.md or its frontmatter may have a top-level
+`promptforge:' key (`promptforge-eglot-frontmatter-p'); the server decides
+the rest."
   (and buffer-file-name
        (or (string-match-p "\\.\\(test\\.yaml\\|pf\\.md\\)\\'" buffer-file-name)
-           (save-excursion
-             (goto-char (point-min))
-             (and (looking-at "---[ \t]*$")
-                  (progn (forward-line 1)
-                         (let ((end (save-excursion
-                                      (and (re-search-forward "^---[ \t]*$" nil t)
-                                           (point)))))
-                           (and end (re-search-forward
-                                     "^promptforge[ \t]*:" end t)))))))))
+           (promptforge-eglot-frontmatter-p))))
+
+(defun promptforge-eglot-frontmatter-p ()
+  "Non-nil when the buffer's frontmatter may have a top-level `promptforge:' key.
+The frontmatter is opened by a `---' line (after any blank lines) and runs
+to the next `---' line or the end.  It errs on the side of a prompt, as the
+other editors do: a `promptforge:' key at the start of a line or indented as
+the first line; in flow style or with an explicit key, a tag or an anchor,
+the word promptforge outside a comment."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char (point-min))
+      (when (eq (char-after) #xFEFF) (forward-char 1))
+      (let ((case-fold-search nil) opened top other word)
+        (catch 'answer
+          (while (and (not (eobp)) (looking-at "\\([^\r\n]*\\)\\(?:\r\n\\|[\r\n]\\)?"))
+            (let ((line (match-string-no-properties 1)))
+              (goto-char (match-end 0))
+              (cond ((not opened)
+                     (cond ((string= line "---") (setq opened t))
+                           ((not (string-match-p "\\`[ \t]*\\'" line)) (throw 'answer nil))))
+                    ((string= line "---") (throw 'answer (and other word)))
+                    ((string-match-p "\\`[ \t]*\\(#\\|\\'\\)" line))
+                    (t
+                     (string-match "\\`[ \t]*" line)
+                     (unless top (setq top (match-string 0 line)))
+                     (when (and (string-match "\\`\\([ \t]*\\)[\"']?promptforge[\"']?[ \t]*:" line)
+                                (member (match-string 1 line) (list "" top)))
+                       (throw 'answer t))
+                     (setq other (or other (string-match-p "\\`[ \t]*[{?!&]" line))
+                           word (or word (string-match-p "\\(?:\\`\\|[^[:alnum:]_-]\\)promptforge\\(?:\\'\\|[^[:alnum:]_-]\\)" line)))))))
+          (and opened other word))))))
 
 (defun promptforge-eglot-maybe-start ()
   "Start Eglot in a PromptForge buffer (other Markdown and YAML stay alone)."
