@@ -191,6 +191,8 @@ end
 -- `models.infer`, `models.loop`, `input.ask`, `call`, `fanout`, `jump`,
 -- `tool:ALIAS`), which nvim-dap has no command for. Sent to each promptforge
 -- session before its run starts, and to the running ones when they change.
+-- The debugger's names (engine `FUNCTION_NAMES`): tests/tests/editor_vocabulary.rs
+-- fails when this list drifts from them.
 M.FUNCTION_NAMES = { 'tools.call', 'models.infer', 'models.loop', 'input.ask', 'call', 'fanout', 'jump', 'tool:' }
 M.functions = {}
 
