@@ -18,7 +18,12 @@ fn neovim_function_names() -> Vec<String> {
         .expect("dap.lua assigns M.FUNCTION_NAMES = { ... }");
     let table = &lua[start..];
     let table = &table[..table.find('}').expect("the table's closing brace")];
-    table.split('\'').skip(1).step_by(2).map(str::to_string).collect()
+    table
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
@@ -32,7 +37,11 @@ fn the_neovim_plugin_offers_the_debuggers_function_breakpoint_names() {
 fn every_name_the_neovim_plugin_offers_is_accepted_by_the_debugger() {
     for name in neovim_function_names() {
         // `tool:` is completed as a prefix: the user types the alias after it.
-        let name = if name == "tool:" { "tool:fetch".to_string() } else { name };
+        let name = if name == "tool:" {
+            "tool:fetch".to_string()
+        } else {
+            name
+        };
         assert_eq!(function_name_problem(&name), None, "{name}");
     }
 }

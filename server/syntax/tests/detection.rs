@@ -16,7 +16,8 @@ fn corpus_dir() -> PathBuf {
 
 /// The index's entries: (file, is a prompt), in order.
 fn index() -> Vec<(String, bool)> {
-    let text = fs::read_to_string(corpus_dir().join("index.txt")).expect("tests/detection/index.txt");
+    let text =
+        fs::read_to_string(corpus_dir().join("index.txt")).expect("tests/detection/index.txt");
     text.lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .map(|line| {
@@ -35,7 +36,11 @@ fn index() -> Vec<(String, bool)> {
 #[test]
 fn the_server_agrees_with_every_entry_of_the_corpus() {
     let entries = index();
-    assert!(entries.len() >= 50, "the corpus has {} entries", entries.len());
+    assert!(
+        entries.len() >= 50,
+        "the corpus has {} entries",
+        entries.len()
+    );
     assert!(entries.iter().any(|(_, prompt)| *prompt));
     assert!(entries.iter().any(|(_, prompt)| !*prompt));
     let wrong: Vec<String> = entries
@@ -44,7 +49,11 @@ fn the_server_agrees_with_every_entry_of_the_corpus() {
             let text = fs::read_to_string(corpus_dir().join(file))
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
             (is_prompt(&text) != *expected).then(|| {
-                let said = if *expected { "not a prompt" } else { "a prompt" };
+                let said = if *expected {
+                    "not a prompt"
+                } else {
+                    "a prompt"
+                };
                 format!("{file}: the server says {said}")
             })
         })
@@ -56,11 +65,24 @@ fn the_server_agrees_with_every_entry_of_the_corpus() {
 fn the_index_names_every_file_of_the_corpus_once() {
     let named: Vec<String> = index().into_iter().map(|(file, _)| file).collect();
     let unique: BTreeSet<&String> = named.iter().collect();
-    assert_eq!(unique.len(), named.len(), "a file is named twice in index.txt");
+    assert_eq!(
+        unique.len(),
+        named.len(),
+        "a file is named twice in index.txt"
+    );
     let on_disk: BTreeSet<String> = fs::read_dir(corpus_dir())
         .expect("tests/detection")
-        .map(|entry| entry.expect("an entry").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|name| name != "index.txt" && name != ".gitattributes")
         .collect();
-    assert_eq!(on_disk, unique.into_iter().cloned().collect::<BTreeSet<_>>());
+    assert_eq!(
+        on_disk,
+        unique.into_iter().cloned().collect::<BTreeSet<_>>()
+    );
 }
