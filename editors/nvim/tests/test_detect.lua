@@ -1,23 +1,22 @@
 -- The early prompt check (detect.lua, through config.kind) against the shared
 -- corpus tests/detection: each file opened in a buffer as Neovim reads it
 -- (BOM, CRLF detected); every file the server takes for a prompt is one here,
--- and of the others only those listed as GENEROUS. No server is started.
+-- and of the others those index.txt marks editors:prompt. No server is started.
 local H = require('helpers')
 local config = require('promptforge.config')
 
 local corpus = H.repo .. '/tests/detection'
 
--- The corpus files the server rejects and this check lets through.
-local GENEROUS = { ['flow-value.md'] = true, ['non-string-key.md'] = true }
-
--- The index: { file = name, prompt = boolean } in order.
+-- The index: { file = name, prompt = boolean (the server's answer), editors =
+-- boolean (the editors' answer: `prompt`, or `not-a-prompt editors:prompt`) } in order.
 local function index()
   local entries = {}
   for _, line in ipairs(vim.fn.readfile(corpus .. '/index.txt')) do
     if line:match('%S') and not line:match('^#') then
-      local file, answer = line:match('^(%S+)%s+(%S+)')
+      local file, answer, editors = line:match('^(%S+)%s+(%S+)%s*(%S*)')
       assert(answer == 'prompt' or answer == 'not-a-prompt', line)
-      table.insert(entries, { file = file, prompt = answer == 'prompt' })
+      table.insert(entries, { file = file, prompt = answer == 'prompt',
+        editors = answer == 'prompt' or editors == 'editors:prompt' })
     end
   end
   return entries
@@ -33,7 +32,7 @@ local function kind_of(file)
 end
 
 H.run('detect', {
-  { 'the shared corpus: every prompt is one here, other files only where listed as generous', function()
+  { 'the shared corpus: every prompt is one here, and of the others those marked editors:prompt', function()
     local entries = index()
     assert(#entries >= 50, #entries .. ' entries')
     local wrong = {}
@@ -41,9 +40,9 @@ H.run('detect', {
       local said = kind_of(entry.file) == 'prompt'
       if entry.prompt and not said then
         table.insert(wrong, entry.file .. ': the server takes it for a prompt, this check does not')
-      elseif not entry.prompt and said ~= (GENEROUS[entry.file] == true) then
-        table.insert(wrong, entry.file .. (said and ': called a prompt (add it to GENEROUS if meant)'
-          or ': listed in GENEROUS but rejected'))
+      elseif said ~= entry.editors then
+        table.insert(wrong, entry.file .. (said and ': called a prompt, not marked editors:prompt'
+          or ': marked editors:prompt, rejected'))
       end
     end
     H.eq({}, wrong, 'disagreements with the corpus')

@@ -7,35 +7,29 @@ import { baseName, isPromptFileName, isPromptText, isTestFileName } from '../src
 /** The shared detection corpus (tests/detection at the repository's root). */
 const CORPUS = join(import.meta.dirname, '..', '..', '..', 'tests', 'detection');
 
-/** The corpus files the server rejects and this check lets through (it decides generously). */
-const GENEROUS = new Set(['flow-value.md', 'non-string-key.md']);
-
-/** The corpus index: each file and whether the server takes it for a prompt. */
-function corpus(): { file: string; prompt: boolean }[] {
+/** The corpus index: each file, whether the server takes it for a prompt, and whether the editors do. */
+function corpus(): { file: string; prompt: boolean; editors: boolean }[] {
   return readFileSync(join(CORPUS, 'index.txt'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '' && !line.startsWith('#'))
     .map((line) => {
-      const [file = '', answer] = line.split(/\s+/);
+      const [file = '', answer, editors] = line.split(/\s+/);
       assert.ok(answer === 'prompt' || answer === 'not-a-prompt', `${file}: answer ${answer}`);
-      return { file, prompt: answer === 'prompt' };
+      return { file, prompt: answer === 'prompt', editors: answer === 'prompt' || editors === 'editors:prompt' };
     });
 }
 
-test('the shared corpus: every prompt is one here, other files only where listed as generous', () => {
+test('the shared corpus: every prompt is one here, and of the others those marked editors:prompt', () => {
   const entries = corpus();
   assert.ok(entries.length >= 50, `${entries.length} entries`);
   assert.equal(readdirSync(CORPUS).filter((f) => f !== 'index.txt' && f !== '.gitattributes').length, entries.length);
   const wrong: string[] = [];
-  for (const { file, prompt } of entries) {
+  for (const { file, prompt, editors } of entries) {
     const said = isPromptText(readFileSync(join(CORPUS, file), 'utf8'));
     if (prompt && !said) wrong.push(`${file}: the server takes it for a prompt, this check does not`);
-    if (!prompt && said !== GENEROUS.has(file)) {
-      wrong.push(`${file}: ${said ? 'called a prompt (add it to GENEROUS if meant)' : 'listed in GENEROUS but rejected'}`);
-    }
+    else if (said !== editors) wrong.push(`${file}: ${said ? 'called a prompt, not marked editors:prompt' : 'marked editors:prompt, rejected'}`);
   }
   assert.deepEqual(wrong, []);
-  for (const file of GENEROUS) assert.ok(entries.some((e) => e.file === file && !e.prompt), `${file} in the corpus`);
 });
 
 test('a Markdown file is a prompt when its frontmatter has a top-level promptforge key', () => {

@@ -28,6 +28,10 @@ fn index() -> Vec<(String, bool)> {
                 Some("not-a-prompt") => false,
                 other => panic!("{file}: the answer is `prompt` or `not-a-prompt`, not {other:?}"),
             };
+            // The editors' generous answer is only ever `prompt`, and only where the server says no.
+            if let Some(editors) = words.next().and_then(|word| word.strip_prefix("editors:")) {
+                assert!(editors == "prompt" && !prompt, "{file}: editors:{editors}");
+            }
             (file, prompt)
         })
         .collect()
