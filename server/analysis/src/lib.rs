@@ -1,4 +1,5 @@
-//! The PromptForge semantic layer, between the engine and the front ends: the
+//! The PromptForge semantic layer, between the syntax crate and the engine (it
+//! depends on no engine and does no I/O: files come through [`source_files`]): the
 //! facts of a document's Lua blocks, its section tree with visibility, the static
 //! Lua checks, requirements against the Host's catalog, and every diagnostic with
 //! the fixes that apply. `promptforge check` and the language server both call
@@ -9,14 +10,15 @@ pub mod facts_cache;
 pub mod fixes;
 pub mod lua_facts;
 pub mod read_budget;
-
+pub mod requirements;
+pub mod source_files;
 pub mod symbols;
 pub mod test_file;
 pub mod unbound;
 
 use std::sync::Arc;
 
-use promptforge_engine::requirements::{self, CatalogView};
+use requirements::CatalogView;
 use promptforge_syntax::{Analysis, Diagnostic, Document};
 
 pub use facts_cache::FactsCache;

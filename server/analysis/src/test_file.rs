@@ -11,6 +11,7 @@ use promptforge_syntax::api_names::is_engine_tool;
 use promptforge_syntax::test_file::{Round, Spanned, TestFile};
 use promptforge_syntax::{Analysis, Code, Diagnostic};
 
+use crate::source_files::SourceFiles;
 use crate::FactsCache;
 
 /// The aliases the prompt binds or registers; None while its frontmatter is
@@ -90,15 +91,17 @@ pub fn diagnostics(file: &TestFile, prompt: Option<&Analysis>) -> Vec<Diagnostic
 /// The prompt `file` (read from `test_path`) tests: its path and text. A prompt that
 /// is missing, unreadable or not UTF-8 text is the test file's own error, placed at
 /// its `prompt:` value (or at the file's start when the prompt is the default). It
-/// is read as every file a user names is ([`promptforge_engine::user_file`]): a
-/// device, a pipe or a socket is refused before it is opened (`/dev/stdin` would be
-/// the language server's own message stream), and past 64 MiB reading stops.
+/// is read through `files`, the front end's bounded reader (the engine's
+/// `user_file::UserFiles`: a device, a pipe or a socket is refused before it is
+/// opened, as `/dev/stdin` would be the language server's own message stream, and
+/// past 64 MiB reading stops).
 pub fn prompt_of(
+    files: &dyn SourceFiles,
     test_path: &std::path::Path,
     file: &TestFile,
 ) -> Result<(std::path::PathBuf, String), Box<Diagnostic>> {
     let path = promptforge_syntax::test_file::prompt_path(test_path, file);
-    let reason = match promptforge_engine::user_file::read(&path) {
+    let reason = match files.read(&path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => return Ok((path, text)),
             Err(_) => "it is not UTF-8 text".to_owned(),

@@ -3,7 +3,7 @@
 //! "Tool slots"), so offering or calling its alias fails at run time with the
 //! engine's own message. Reported where the alias is named in Lua.
 
-use promptforge_engine::requirements::{CatalogView, PluginState};
+use crate::requirements::{CatalogView, PluginState};
 use promptforge_syntax::{Code, Diagnostic, Frontmatter, ScopeFunction};
 
 use crate::symbols::literal_uses;
@@ -105,7 +105,7 @@ pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Ve
 mod tests {
     use std::sync::Arc;
 
-    use promptforge_engine::requirements::{CatalogView, PluginState, PluginView, ToolInfo};
+    use crate::requirements::{CatalogView, PluginState, PluginView, ToolInfo};
     use promptforge_syntax::Code;
 
     use crate::{diagnostics, FactsCache, Model};

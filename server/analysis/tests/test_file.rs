@@ -89,3 +89,35 @@ fn a_local_tool_of_any_block_counts_and_only_a_literal_alias_does() {
         ["6:13 \"dyn\" the prompt neither binds nor registers a tool named \"dyn\"; the engine decides at run time"]
     );
 }
+
+/// Files held in memory: the analysis reads nothing but what its front end gives it.
+struct MemoryFiles(std::collections::HashMap<std::path::PathBuf, Vec<u8>>);
+
+impl promptforge_analysis::source_files::SourceFiles for MemoryFiles {
+    fn read(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::ErrorKind::NotFound.into())
+    }
+}
+
+/// The prompt of a test file comes through the front end's files: its text when
+/// given, the test file's own error (at the `prompt:` value) when missing or not text.
+#[test]
+fn the_prompt_is_read_through_the_front_ends_files() {
+    use promptforge_analysis::test_file::prompt_of;
+    let test_path = std::path::Path::new("/p/a.test.yaml");
+    let text = "prompt: b.md\ncases: []\n";
+    let (file, _) = test_file::parse(text);
+    let mut files = MemoryFiles(Default::default());
+    let missing = prompt_of(&files, test_path, &file).expect_err("no b.md yet");
+    assert_eq!(&text[missing.range.clone()], "b.md");
+    assert!(missing.message.ends_with("no such file"), "{}", missing.message);
+    files.0.insert("/p/b.md".into(), vec![0xff, 0xfe]);
+    let binary = prompt_of(&files, test_path, &file).expect_err("not text");
+    assert!(binary.message.ends_with("it is not UTF-8 text"), "{}", binary.message);
+    files.0.insert("/p/b.md".into(), PROMPT.as_bytes().to_vec());
+    let (path, prompt) = prompt_of(&files, test_path, &file).expect("read");
+    assert_eq!((path.as_path(), prompt.as_str()), (std::path::Path::new("/p/b.md"), PROMPT));
+}

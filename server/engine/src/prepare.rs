@@ -12,7 +12,7 @@ use crate::error::{Position, RunError, RunErrorKind};
 use crate::harness::{conflicting_pairs, Activation, Catalog, Plugin, RunEnd, Tool};
 use crate::host::{Host, HostModel};
 use crate::messages;
-use crate::requirements::{self, CatalogView, PluginState, PluginView, ToolInfo};
+use crate::requirements::{self, CatalogView, PluginState, PluginView};
 use crate::store::Store;
 
 /// A tool slot after binding.
@@ -197,7 +197,7 @@ pub async fn prepare(
                         PluginState::Ready(Arc::new(
                             admitted
                                 .iter()
-                                .map(|e| ToolInfo::of(e.tool.as_ref()))
+                                .map(|e| requirements::tool_info(e.tool.as_ref()))
                                 .collect(),
                         ))
                     }

@@ -39,6 +39,17 @@ pub fn read_stream(stream: impl Read) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The analysis layer's files, read as every file a user names is (the front
+/// ends hand this to [`promptforge_analysis::test_file::prompt_of`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UserFiles;
+
+impl promptforge_analysis::source_files::SourceFiles for UserFiles {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        read(path)
+    }
+}
+
 /// The file's text, as `fs::read_to_string` gives it, within the limits above.
 pub fn read_to_string(path: &Path) -> io::Result<String> {
     String::from_utf8(read(path)?)

@@ -27,7 +27,9 @@ use futures_util::FutureExt;
 use promptforge_engine::harness::{Activation, ActivationError, Plugin};
 use promptforge_engine::host::discovery::load_found;
 use promptforge_engine::host::{Discovery, Found, Host, Part};
-use promptforge_engine::requirements::{declared_ids, CatalogView, PluginState, PluginView};
+use promptforge_engine::requirements::{
+    self, declared_ids, CatalogView, PluginState, PluginView,
+};
 use promptforge_engine::Store;
 use promptforge_syntax::Frontmatter;
 use tokio::sync::mpsc::UnboundedSender;
@@ -194,7 +196,7 @@ impl Catalogs {
             labels: Vec::new(),
         };
         if let Some(frontmatter) = frontmatter {
-            view.bind_labels(&host, frontmatter);
+            requirements::bind_labels(&mut view, &host, frontmatter);
         }
         view
     }
@@ -296,7 +298,7 @@ impl Catalogs {
                 Err(_) => Some(Err(ActivationError::new(PANICKED))),
             };
             if let Some(outcome) = outcome {
-                let state = PluginState::settled(id, outcome);
+                let state = requirements::settled_state(id, outcome);
                 cancel.cancel();
                 let known = Known::settled(state.clone(), Instant::now());
                 lock(&entry.plugins).insert(id.to_owned(), known);
@@ -323,7 +325,7 @@ impl Catalogs {
                 },
                 () = cancel.cancelled() => return,
             };
-            let state = PluginState::settled(&id, outcome);
+            let state = requirements::settled_state(&id, outcome);
             // The tools are copied out: the started server can stop now.
             cancel.cancel();
             if entry.cancel.is_cancelled() {

@@ -76,7 +76,11 @@ pub fn prompt_of(
         .and_then(|uri| documents.text(&uri));
     match open {
         Some(text) => Ok((path, text.as_str().to_owned())),
-        None => promptforge_analysis::test_file::prompt_of(test_path, file),
+        None => promptforge_analysis::test_file::prompt_of(
+            &promptforge_engine::user_file::UserFiles,
+            test_path,
+            file,
+        ),
     }
 }
 

@@ -40,7 +40,11 @@ pub fn load(path: &Path, display: &str, text: String) -> Option<Loaded> {
 
 fn load_text(path: &Path, display: &str, text: String) -> Loaded {
     let (file, mut found) = test_file::parse(&text);
-    let prompt = match promptforge_analysis::test_file::prompt_of(path, &file) {
+    let prompt = match promptforge_analysis::test_file::prompt_of(
+        &promptforge_engine::user_file::UserFiles,
+        path,
+        &file,
+    ) {
         Ok((prompt_path, prompt_text)) => {
             let analysis = promptforge_syntax::parse(&prompt_text);
             found.extend(promptforge_analysis::test_file::diagnostics(

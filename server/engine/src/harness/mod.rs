@@ -6,13 +6,16 @@ pub mod plugin;
 pub mod run_end;
 pub mod tool;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 pub use parameters::parameter_lines;
 pub use plugin::{Activation, ActivationError, ActivationLog, Plugin, Services};
 pub use run_end::{EndGuard, RunEnd};
 pub use tool::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
+
+/// Which declared Plugins conflict: a pure rule of the requirements, kept in the analysis layer.
+pub use promptforge_analysis::requirements::conflicting_pairs;
 
 use crate::messages;
 
@@ -59,33 +62,6 @@ impl Harness {
     pub fn ids(&self) -> Vec<String> {
         self.plugins.iter().map(|p| p.id().to_owned()).collect()
     }
-}
-
-/// The pairs `(i, j)`, `i < j`, of declared Plugins that cannot be activated
-/// together: either names the other as a conflict. Each entry is a declaration in
-/// order, `Some((id, its conflicts))` when the Harness registers it; an
-/// unregistered one conflicts with nothing.
-pub fn conflicting_pairs(declared: &[Option<(&str, &[String])>]) -> Vec<(usize, usize)> {
-    // Index the ids, then look up each Plugin's conflicts: linear in the entries
-    // and their conflicts (plus the pairs found), not quadratic in the entries.
-    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, entry) in declared.iter().enumerate() {
-        if let Some((id, _)) = entry {
-            positions.entry(id).or_default().push(index);
-        }
-    }
-    let mut pairs = BTreeSet::new();
-    for (index, entry) in declared.iter().enumerate() {
-        let Some((_, conflicts)) = entry else {
-            continue;
-        };
-        for other in conflicts.iter().filter_map(|c| positions.get(c.as_str())) {
-            for &at in other.iter().filter(|&&at| at != index) {
-                pairs.insert((index.min(at), index.max(at)));
-            }
-        }
-    }
-    pairs.into_iter().collect()
 }
 
 /// One tool of the catalog.
