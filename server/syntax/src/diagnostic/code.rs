@@ -332,15 +332,19 @@ impl Code {
         }
     }
 
-    /// The parse kind of a parse rule (None for the checks after the parse).
-    pub fn parse_kind(&self) -> Option<ParseKind> {
-        Some(match self {
-            Code::UnsupportedVersion { .. } | Code::NotAPrompt => ParseKind::Version,
+    /// What the rule is for its stable code: a parse rule of one kind, or a named
+    /// rule after the parse. Every variant is listed (no catch-all arm), so a new
+    /// rule does not compile until it is given its code here.
+    fn stable(&self) -> Stable {
+        match self {
+            Code::UnsupportedVersion { .. } | Code::NotAPrompt => {
+                Stable::Parse(ParseKind::Version)
+            }
             Code::OneH1
             | Code::HeadingLevelSkipped { .. }
             | Code::DuplicateSection { .. }
-            | Code::SharedOutsideH1 => ParseKind::Structure,
-            Code::LuaSyntax { .. } => ParseKind::Lua,
+            | Code::SharedOutsideH1 => Stable::Parse(ParseKind::Structure),
+            Code::LuaSyntax { .. } => Stable::Parse(ParseKind::Lua),
             Code::NoFrontmatter
             | Code::InvalidYaml { .. }
             | Code::MissingField { .. }
@@ -359,38 +363,50 @@ impl Code {
             | Code::SlotNeedsRequiredPlugin { .. }
             | Code::InvalidPluginId { .. }
             | Code::PluginIdSegments { .. }
-            | Code::InvalidToolPath { .. } => ParseKind::Frontmatter,
-            _ => return None,
-        })
+            | Code::InvalidToolPath { .. } => Stable::Parse(ParseKind::Frontmatter),
+            Code::UnboundToolSlot { .. } => Stable::Named("UnboundToolSlot"),
+            Code::UnboundTool { .. } => Stable::Named("UnboundTool"),
+            Code::LocalToolClash { .. } => Stable::Named("LocalToolClash"),
+            Code::InvalidAliasArgument { .. } => Stable::Named("InvalidAlias"),
+            Code::LocalToolParamShape { .. } | Code::LocalToolParamType { .. } => {
+                Stable::Named("LocalToolParam")
+            }
+            Code::InvisibleTarget { .. } => Stable::Named("InvisibleTarget"),
+            Code::UndeclaredModelLabel { .. } => Stable::Named("UndeclaredModelLabel"),
+            Code::OlderApi { .. } => Stable::Named("OlderApi"),
+            Code::UnknownCallsKey { .. } => Stable::Named("UnknownCallsKey"),
+            Code::LuaBlockNotRead { .. } => Stable::Named("LuaBlockNotRead"),
+            Code::MissingPlugin { .. }
+            | Code::UndeclaredPlugin { .. }
+            | Code::ConflictingPlugins { .. }
+            | Code::SkippedOptionalPlugin { .. }
+            | Code::UnknownToolPath { .. } => Stable::Named("RequirementsUnmet"),
+            Code::UnboundModelLabel { .. } => Stable::Named("Binding"),
+            Code::Configuration { .. } => Stable::Named("Configuration"),
+            Code::UntrustedPlugin { .. } => Stable::Named("Trust"),
+            Code::TestFile(_) => Stable::Named("TestFile"),
+            Code::UnknownAlias { .. } => Stable::Named("UnknownAlias"),
+        }
+    }
+
+    /// The parse kind of a parse rule (None for the checks after the parse).
+    pub fn parse_kind(&self) -> Option<ParseKind> {
+        match self.stable() {
+            Stable::Parse(kind) => Some(kind),
+            Stable::Named(_) => None,
+        }
     }
 
     /// The stable code printed in `error[Code]` and published as the LSP `code`: the
     /// parse kind for a parse rule, the check's or prepare's name otherwise.
     pub fn name(&self) -> &'static str {
-        if let Some(kind) = self.parse_kind() {
-            return kind.as_str();
-        }
-        match self {
-            Code::UnboundToolSlot { .. } => "UnboundToolSlot",
-            Code::UnboundTool { .. } => "UnboundTool",
-            Code::LocalToolClash { .. } => "LocalToolClash",
-            Code::InvalidAliasArgument { .. } => "InvalidAlias",
-            Code::LocalToolParamShape { .. } | Code::LocalToolParamType { .. } => "LocalToolParam",
-            Code::InvisibleTarget { .. } => "InvisibleTarget",
-            Code::UndeclaredModelLabel { .. } => "UndeclaredModelLabel",
-            Code::OlderApi { .. } => "OlderApi",
-            Code::UnknownCallsKey { .. } => "UnknownCallsKey",
-            Code::LuaBlockNotRead { .. } => "LuaBlockNotRead",
-            Code::UnboundModelLabel { .. } => "Binding",
-            Code::Configuration { .. } => "Configuration",
-            Code::UntrustedPlugin { .. } => "Trust",
-            Code::TestFile(_) => "TestFile",
-            Code::UnknownAlias { .. } => "UnknownAlias",
-            _ => "RequirementsUnmet",
+        match self.stable() {
+            Stable::Parse(kind) => kind.as_str(),
+            Stable::Named(name) => name,
         }
     }
 
-    /// The severity the rule reports with.
+    /// The severity the rule reports with (every variant listed, no catch-all arm).
     pub fn severity(&self) -> Severity {
         match self {
             Code::SkippedOptionalPlugin { .. }
@@ -398,7 +414,47 @@ impl Code {
             | Code::Configuration { .. }
             | Code::UnknownAlias { .. } => Severity::Warning,
             Code::UntrustedPlugin { .. } | Code::LuaBlockNotRead { .. } => Severity::Information,
-            _ => Severity::Error,
+            Code::NoFrontmatter
+            | Code::InvalidYaml { .. }
+            | Code::MissingField { .. }
+            | Code::DuplicateField { .. }
+            | Code::UnknownField { .. }
+            | Code::InvalidType { .. }
+            | Code::InvalidPromptName { .. }
+            | Code::EmptyDescription
+            | Code::MaxToolIterationsOutOfRange { .. }
+            | Code::TemperatureOutOfRange { .. }
+            | Code::MaxTokensOutOfRange { .. }
+            | Code::InvalidAliasKey { .. }
+            | Code::ReservedName { .. }
+            | Code::AliasAndLabel { .. }
+            | Code::PluginDeclaredTwice { .. }
+            | Code::SlotNeedsRequiredPlugin { .. }
+            | Code::InvalidPluginId { .. }
+            | Code::PluginIdSegments { .. }
+            | Code::InvalidToolPath { .. }
+            | Code::UnsupportedVersion { .. }
+            | Code::NotAPrompt
+            | Code::OneH1
+            | Code::HeadingLevelSkipped { .. }
+            | Code::DuplicateSection { .. }
+            | Code::SharedOutsideH1
+            | Code::LuaSyntax { .. }
+            | Code::UnboundToolSlot { .. }
+            | Code::UnboundTool { .. }
+            | Code::LocalToolClash { .. }
+            | Code::InvalidAliasArgument { .. }
+            | Code::LocalToolParamShape { .. }
+            | Code::LocalToolParamType { .. }
+            | Code::InvisibleTarget { .. }
+            | Code::UndeclaredModelLabel { .. }
+            | Code::OlderApi { .. }
+            | Code::UnknownCallsKey { .. }
+            | Code::MissingPlugin { .. }
+            | Code::UndeclaredPlugin { .. }
+            | Code::ConflictingPlugins { .. }
+            | Code::UnboundModelLabel { .. }
+            | Code::TestFile(_) => Severity::Error,
         }
     }
 
@@ -411,6 +467,15 @@ impl Code {
                 | Code::ConflictingPlugins { .. }
         )
     }
+}
+
+/// A rule's stable code: its parse kind, or the name of a rule after the parse.
+#[derive(Debug, Clone, Copy)]
+enum Stable {
+    /// A parse rule of this kind (its name is the kind's).
+    Parse(ParseKind),
+    /// A rule after the parse, by name (one of [`CODE_NAMES`]).
+    Named(&'static str),
 }
 
 #[cfg(test)]
