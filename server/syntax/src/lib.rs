@@ -18,6 +18,7 @@ pub mod node_kinds;
 pub mod parsed_file;
 pub mod prompt_detection;
 pub mod sections;
+pub mod spanned;
 pub mod test_file;
 
 pub use diagnostic::{

@@ -2,21 +2,7 @@
 
 use std::ops::Range;
 
-/// A value with the byte range (in the whole file text) of the scalar or node that holds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Spanned<T> {
-    /// The value.
-    pub value: T,
-    /// Byte range in the file text (a quoted scalar's range includes its quotes).
-    pub range: Range<usize>,
-}
-
-impl<T> Spanned<T> {
-    /// Pairs a value with its range.
-    pub fn new(value: T, range: Range<usize>) -> Self {
-        Spanned { value, range }
-    }
-}
+pub use crate::spanned::Spanned;
 
 /// One top-level key as written, for the editor (hover, completion, folding).
 #[derive(Debug, Clone, PartialEq)]

@@ -4,21 +4,7 @@
 
 use std::ops::Range;
 
-/// A value and the byte range of the node it was read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spanned<T> {
-    /// The value.
-    pub value: T,
-    /// Where it was written (a quoted scalar with its quotes).
-    pub range: Range<usize>,
-}
-
-impl<T> Spanned<T> {
-    /// A value at a range.
-    pub fn new(value: T, range: Range<usize>) -> Self {
-        Spanned { value, range }
-    }
-}
+pub use crate::spanned::Spanned;
 
 /// A whole test file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
