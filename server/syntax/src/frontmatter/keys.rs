@@ -40,33 +40,13 @@ pub(crate) fn validate_root(
             _ => return cx.type_error(node, EXPECTED_MAP),
         },
     };
+    fm.keys.extend(pairs.iter().map(|(key, value)| KeyEntry {
+        key: Spanned::new(cx.key_text(key), key.range.clone()),
+        value_range: value.range.clone(),
+    }));
     let mut seen: Vec<&str> = Vec::new();
-    for (key, value) in pairs {
-        let text = cx.key_text(key);
-        fm.keys.push(KeyEntry {
-            key: Spanned::new(text.clone(), key.range.clone()),
-            value_range: value.range.clone(),
-        });
-        let known = KNOWN_KEYS.iter().copied().find(|k| *k == text);
-        let Some(known) = known.filter(|_| Cx::is_string_key(key)) else {
-            cx.error(
-                Code::UnknownField {
-                    place: FieldPlace::TopLevel,
-                    key: text,
-                },
-                key.range.clone(),
-            );
-            continue;
-        };
-        if seen.contains(&known) {
-            cx.error(
-                Code::DuplicateField {
-                    key: known.to_owned(),
-                },
-                key.range.clone(),
-            );
-            continue;
-        }
+    let at_key = |key: &Node| key.range.clone();
+    cx.known_keys(pairs, KNOWN_KEYS, FieldPlace::TopLevel, at_key, |cx, known, value| {
         seen.push(known);
         match known {
             "name" => fm.name = name(cx, value),
@@ -77,7 +57,7 @@ pub(crate) fn validate_root(
             "models" => models::validate(cx, value, fm),
             _ => fm.max_tool_iterations = max_tool_iterations(cx, value),
         }
-    }
+    });
     for required in REQUIRED_KEYS {
         if !seen.contains(required) {
             cx.error(

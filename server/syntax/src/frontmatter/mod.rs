@@ -28,7 +28,7 @@ pub use plugins::ENTRY_KEYS;
 
 use std::ops::Range;
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, FieldPlace};
 use names::NameError;
 use yaml::Node;
 
@@ -126,9 +126,36 @@ impl Cx<'_> {
         values::key_text(key, self.text)
     }
 
-    /// True when a key is written as a string (not `1:`, `true:`, `null:`, or a collection).
-    pub fn is_string_key(key: &Node) -> bool {
-        is_string_key(key)
+    /// Walks the pairs of a map whose keys must be among `known`: a key that is not
+    /// (or is not written as a string) is an UnknownField at `place`, a known key
+    /// written again a DuplicateField, each placed at `range_of(key)` and skipped;
+    /// `on_key` gets every other key (as its `known` spelling) with its value, in order.
+    pub fn known_keys<'n>(
+        &mut self,
+        pairs: &'n [(Node, Node)],
+        known: &[&'static str],
+        place: FieldPlace,
+        range_of: impl Fn(&Node) -> Range<usize>,
+        mut on_key: impl FnMut(&mut Self, &'static str, &'n Node),
+    ) {
+        let mut seen: Vec<&str> = Vec::new();
+        for (key, value) in pairs {
+            let text = self.key_text(key);
+            let found = known.iter().copied().find(|k| *k == text);
+            let Some(found) = found.filter(|_| is_string_key(key)) else {
+                self.error(Code::UnknownField { place, key: text }, range_of(key));
+                continue;
+            };
+            if seen.contains(&found) {
+                let duplicate = Code::DuplicateField {
+                    key: found.to_owned(),
+                };
+                self.error(duplicate, range_of(key));
+                continue;
+            }
+            seen.push(found);
+            on_key(self, found, value);
+        }
     }
 }
 

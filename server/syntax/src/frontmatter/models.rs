@@ -51,30 +51,8 @@ fn options(cx: &mut Cx<'_>, label: Spanned<String>, node: &Node) -> ModelDecl {
             return decl;
         }
     };
-    let mut seen: Vec<&str> = Vec::new();
-    for (key, value) in pairs {
-        let text = cx.key_text(key);
-        let known = OPTION_KEYS.iter().copied().find(|k| *k == text);
-        let Some(known) = known.filter(|_| Cx::is_string_key(key)) else {
-            cx.error(
-                Code::UnknownField {
-                    place: FieldPlace::ModelOption,
-                    key: text,
-                },
-                key.range.clone(),
-            );
-            continue;
-        };
-        if seen.contains(&known) {
-            cx.error(
-                Code::DuplicateField {
-                    key: known.to_owned(),
-                },
-                key.range.clone(),
-            );
-            continue;
-        }
-        seen.push(known);
+    let at_key = |key: &Node| key.range.clone();
+    cx.known_keys(pairs, OPTION_KEYS, FieldPlace::ModelOption, at_key, |cx, known, value| {
         let range = value.range.clone();
         match known {
             "model" => decl.model = string(cx, value).map(|m| Spanned::new(m.to_owned(), range)),
@@ -83,7 +61,7 @@ fn options(cx: &mut Cx<'_>, label: Spanned<String>, node: &Node) -> ModelDecl {
             }
             _ => decl.max_tokens = max_tokens(cx, value).map(|n| Spanned::new(n, range)),
         }
-    }
+    });
     decl
 }
 

@@ -69,27 +69,14 @@ fn declaration(cx: &mut Cx<'_>, entry: &Node) -> Option<PluginDecl> {
 
 fn map_entry(cx: &mut Cx<'_>, entry: &Node, pairs: &[(Node, Node)]) -> Option<PluginDecl> {
     let mut fields: [Option<&Node>; 3] = [None, None, None];
-    for (key, value) in pairs {
-        let text = cx.key_text(key);
-        // Entry errors are placed at the entry's first character and run to the key.
-        let range = entry.range.start..key.range.end.max(entry.range.start);
-        let index = ENTRY_KEYS.iter().position(|k| *k == text);
-        let Some(index) = index.filter(|_| Cx::is_string_key(key)) else {
-            cx.error(
-                Code::UnknownField {
-                    place: FieldPlace::PluginEntry,
-                    key: text,
-                },
-                range,
-            );
-            continue;
-        };
-        match fields.get_mut(index) {
-            Some(Some(_)) => cx.error(Code::DuplicateField { key: text }, range),
-            Some(slot) => *slot = Some(value),
-            None => {}
+    // Entry errors are placed at the entry's first character and run to the key.
+    let at_entry = |key: &Node| entry.range.start..key.range.end.max(entry.range.start);
+    cx.known_keys(pairs, ENTRY_KEYS, FieldPlace::PluginEntry, at_entry, |_, known, value| {
+        let index = ENTRY_KEYS.iter().position(|k| *k == known);
+        if let Some(slot) = index.and_then(|i| fields.get_mut(i)) {
+            *slot = Some(value);
         }
-    }
+    });
     let [reference, optional, config] = fields;
     let optional = optional.and_then(|node| match resolve(node) {
         Value::Bool(b) => Some((b, node.range.clone())),
