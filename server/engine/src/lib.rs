@@ -6,7 +6,7 @@ pub mod error;
 pub mod harness;
 pub mod host;
 pub mod input;
-pub use promptforge_syntax::messages;
+pub mod messages;
 pub mod models;
 pub mod plugins;
 pub mod prepare;

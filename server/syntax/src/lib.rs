@@ -29,7 +29,8 @@ pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use parsed_file::{AnalysisWork, Edit, EditError, ParsedFile};
-pub use prompt_detection::{is_prompt, NOT_A_PROMPT};
+pub use messages::NOT_A_PROMPT;
+pub use prompt_detection::is_prompt;
 pub use sections::{Caller, Sections};
 
 /// The result of analysing one text: the document model, every diagnostic in

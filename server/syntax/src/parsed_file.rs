@@ -19,9 +19,6 @@ use crate::lua::{self, LuaSyntaxError};
 use crate::node_kinds::{kinds, language};
 use crate::Analysis;
 
-/// The message for a file without frontmatter, or without its closing line.
-pub const NO_FRONTMATTER: &str = "a prompt starts with YAML frontmatter between two --- lines";
-
 /// One text edit: replace the bytes in `range` with `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {

@@ -1,8 +1,5 @@
 //! Telling a prompt from any other Markdown file: a frontmatter with a `promptforge:` key.
 
-/// The message for a Markdown file named explicitly that is not a prompt (kind Version).
-pub const NOT_A_PROMPT: &str = "not a PromptForge prompt: the frontmatter has no promptforge: key";
-
 /// True when `text` starts (after an optional BOM and blank lines) with a `---`
 /// line and the frontmatter below it (up to the closing `---` line, or the end of
 /// the file when there is none) has a top-level `promptforge` key, in block or
@@ -88,7 +85,7 @@ mod tests {
         let verdict = crate::parse(keyless).not_a_prompt_diagnostics(keyless);
         assert_eq!(verdict.len(), 1);
         assert_eq!(verdict[0].code, Code::NotAPrompt);
-        assert_eq!(verdict[0].message, super::NOT_A_PROMPT);
+        assert_eq!(verdict[0].message, crate::messages::NOT_A_PROMPT);
         assert!(!verdict[0].located);
         assert_eq!(verdict[0].range, 0..3);
     }

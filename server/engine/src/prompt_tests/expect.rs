@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use promptforge_syntax::test_file::Expect;
 
-use crate::messages;
+use super::messages;
 use crate::prompt_tests::failure::{Failure, Shown};
 use crate::run::Outcome;
 

@@ -55,7 +55,7 @@ impl From<String> for Shown {
 impl From<Option<&str>> for Shown {
     /// A result: its text, or `(no result)`.
     fn from(text: Option<&str>) -> Self {
-        text.map_or(Shown::Absent(crate::messages::NO_RESULT), Shown::from)
+        text.map_or(Shown::Absent(super::messages::NO_RESULT), Shown::from)
     }
 }
 

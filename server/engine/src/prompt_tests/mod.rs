@@ -13,6 +13,7 @@
 pub mod expect;
 pub mod failure;
 pub mod hooked;
+pub mod messages;
 pub mod record;
 pub mod scripted;
 pub mod selection;
@@ -30,7 +31,6 @@ pub use failure::{Failure, Shown};
 
 use crate::host::Host;
 use crate::input::ScriptedInput;
-use crate::messages;
 use crate::models::script::ScriptProvider;
 use crate::run::{run_text, Outcome, RunEvents, RunOptions};
 use crate::store::Store;
@@ -179,7 +179,7 @@ fn verdict(
         }
     }
     if cancel.is_cancelled() {
-        return vec![Failure::new("run", messages::CANCELLED).at(at)];
+        return vec![Failure::new("run", crate::messages::CANCELLED).at(at)];
     }
     let snapshot = store.snapshot().unwrap_or_else(|_| BTreeMap::new());
     let observed = expect::Observed {
@@ -195,7 +195,7 @@ fn verdict(
             failures.retain(|f| f.what != "run");
             failures.insert(
                 0,
-                Failure::new("model", messages::script_ended(scripted)).at(at.clone()),
+                Failure::new("model", crate::messages::script_ended(scripted)).at(at.clone()),
             );
         } else if model.rounds_left() > 0 {
             failures.insert(

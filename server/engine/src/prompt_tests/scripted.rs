@@ -12,7 +12,7 @@ use promptforge_syntax::test_file::{Answer, ScriptedTool};
 use tokio_util::sync::CancellationToken;
 
 use crate::harness::{Tool, ToolError, ToolOutput};
-use crate::messages;
+use super::messages;
 use crate::prompt_tests::hooked::CallHook;
 
 /// The answers of one tool path and how many were given.

@@ -2,7 +2,7 @@
 //! it), `--shard I/N` (the I-th of N stable parts) and live cases (skipped unless
 //! `--live`).
 
-use crate::messages;
+use super::messages;
 
 /// One part of N: `--shard I/N`, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

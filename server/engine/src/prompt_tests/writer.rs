@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use promptforge_syntax::test_file::{Answer, Case, Round};
 
-use crate::messages;
+use super::messages;
 
 /// The text of a test file with `case` appended: a new file (`prompt:` written only
 /// when `prompt` is not the default) when `existing` is None, else `existing` with

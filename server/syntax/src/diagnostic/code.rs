@@ -236,7 +236,7 @@ impl Code {
     /// The exact message of the rule.
     pub fn message(&self) -> String {
         match self {
-            Code::NoFrontmatter => crate::parsed_file::NO_FRONTMATTER.to_owned(),
+            Code::NoFrontmatter => messages::NO_FRONTMATTER.to_owned(),
             Code::InvalidYaml { reason } => fm::invalid_yaml(reason),
             Code::MissingField { key } => fm::missing_field(key),
             Code::DuplicateField { key } => fm::duplicate_field(key),
@@ -266,7 +266,7 @@ impl Code {
             Code::PluginIdSegments { text } => fm::plugin_id_two_segments(text),
             Code::InvalidToolPath { text, reason } => fm::invalid_tool_path(text, reason),
             Code::UnsupportedVersion { version } => fm::unsupported_version(version),
-            Code::NotAPrompt => crate::prompt_detection::NOT_A_PROMPT.to_owned(),
+            Code::NotAPrompt => messages::NOT_A_PROMPT.to_owned(),
             Code::OneH1 => crate::body::ONE_H1.to_owned(),
             Code::HeadingLevelSkipped {
                 heading,

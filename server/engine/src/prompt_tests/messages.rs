@@ -1,0 +1,70 @@
+//! The prompt-test runner's verdicts and its record mode's refusals
+//! (`testing.md`), each built by one function. Tests compare them byte for byte.
+
+/// A Harness tool called in a test case whose `tools:` does not script it.
+pub fn unscripted_call(path: &str) -> String {
+    format!("unscripted call to {path}")
+}
+
+/// A test case's model script was not used up.
+pub fn scripted_rounds_unused(rounds: usize) -> String {
+    format!("{rounds} scripted model rounds were not used")
+}
+
+/// `expect.result` does not hold.
+pub const RESULT_DIFFERS: &str = "the result differs";
+/// `expect.result_contains` does not hold.
+pub const RESULT_LACKS_TEXT: &str = "the result does not contain the text";
+/// `expect.result_matches` does not hold.
+pub const RESULT_DOES_NOT_MATCH: &str = "the result does not match the pattern";
+/// `expect.no_result` does not hold.
+pub const RESULT_GIVEN: &str = "the run gave a result";
+/// `expect.error` was given and the run succeeded.
+pub const RUN_DID_NOT_FAIL: &str = "the run did not fail";
+/// `expect.error.kind` does not hold.
+pub const ERROR_KIND_DIFFERS: &str = "the error kind differs";
+/// `expect.error.message` does not hold.
+pub const ERROR_MESSAGE_DIFFERS: &str = "the error message differs";
+/// `expect.error.message_contains` does not hold.
+pub const ERROR_MESSAGE_LACKS_TEXT: &str = "the error message does not contain the text";
+/// The run failed and the case expects no error.
+pub const RUN_FAILED: &str = "the run failed";
+/// `expect.log_contains` does not hold for one text.
+pub const LOG_LACKS_TEXT: &str = "no log line contains the text";
+/// `expect.rounds` does not hold.
+pub const ROUNDS_DIFFER: &str = "the model rounds used differ";
+
+/// `expect.calls` does not hold for one alias.
+pub fn calls_differ(alias: &str) -> String {
+    format!("the calls of {alias} differ")
+}
+
+/// `expect.store` does not hold for one file.
+pub fn store_file_differs(path: &str) -> String {
+    format!("the store file {path} differs")
+}
+
+/// `expect.result_matches` holds a pattern that does not compile (a problem of the
+/// test file the runner meets when the file was not checked first).
+pub fn bad_result_pattern(reason: &str) -> String {
+    format!("the result_matches pattern does not compile: {reason}")
+}
+
+/// The actual side of a failure when the run gave no result.
+pub const NO_RESULT: &str = "(no result)";
+/// The actual side of a failure when the store has no such file.
+pub const NO_SUCH_FILE: &str = "(no such file)";
+/// The actual side of a failure when the run did not fail.
+pub const NO_ERROR: &str = "(no error)";
+
+/// `--shard` given something other than `I/N` with `1 <= I <= N`.
+pub fn bad_shard(text: &str) -> String {
+    format!("--shard takes I/N with 1 <= I <= N, got `{text}`")
+}
+
+/// `run --record` to a test file that has problems of its own.
+pub const RECORD_FILE_HAS_PROBLEMS: &str =
+    "the test file has problems; fix them (promptforge check) before recording into it";
+/// `run --record` to a test file whose `cases:` is not a block list ending the file.
+pub const RECORD_NOT_BLOCK_LIST: &str =
+    "the test file's `cases:` is not a block list (`- name: ...` items) at the end of the file; add the case by hand";
