@@ -6,7 +6,8 @@ mod wire;
 
 use std::time::{Duration, Instant};
 
-use promptforge_engine::models::providers::anthropic::{AnthropicProvider, AnthropicSettings};
+use promptforge_engine::models::providers::anthropic::AnthropicProvider;
+use promptforge_engine::models::providers::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };
@@ -17,8 +18,8 @@ use wire::{error_body, event, message_start, text_block, text_stream, tool_strea
 
 const KEY: &str = "sk-ant-pf-test-0a1b2c3d4e5f";
 
-fn settings(base: &str, retries: u32, timeout: Duration) -> AnthropicSettings {
-    AnthropicSettings {
+fn settings(base: &str, retries: u32, timeout: Duration) -> ProviderSettings {
+    ProviderSettings {
         base_url: Some(base.to_owned()),
         model: "claude-sonnet-4-5".into(),
         api_key: Some(KEY.into()),

@@ -6,7 +6,8 @@ mod wire;
 
 use std::time::{Duration, Instant};
 
-use promptforge_engine::models::providers::openai::{OpenAiProvider, OpenAiSettings};
+use promptforge_engine::models::providers::openai::OpenAiProvider;
+use promptforge_engine::models::providers::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };
@@ -17,8 +18,8 @@ use wire::{chunk, text_stream, tool_call_stream};
 
 const KEY: &str = "sk-pf-test-9f8e7d6c5b4a";
 
-fn settings(base: &str, retries: u32, timeout: Duration) -> OpenAiSettings {
-    OpenAiSettings {
+fn settings(base: &str, retries: u32, timeout: Duration) -> ProviderSettings {
+    ProviderSettings {
         base_url: Some(format!("{base}/v1")),
         model: "qwen2.5-7b-instruct".into(),
         api_key: Some(KEY.into()),

@@ -19,8 +19,9 @@ use crate::harness::{Harness, Services};
 use crate::input::InputBroker;
 use crate::messages;
 use crate::models::echo::EchoProvider;
-use crate::models::providers::anthropic::{AnthropicProvider, AnthropicSettings};
-use crate::models::providers::openai::{OpenAiProvider, OpenAiSettings};
+use crate::models::providers::anthropic::AnthropicProvider;
+use crate::models::providers::openai::OpenAiProvider;
+use crate::models::providers::ProviderSettings;
 use crate::models::script::ScriptProvider;
 use crate::models::withheld::WithheldProvider;
 use crate::models::ModelProvider;
@@ -294,6 +295,14 @@ fn build_model(
     };
     let timeout = Duration::from_secs(model.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S));
     let retries = model.retries.unwrap_or(DEFAULT_RETRIES);
+    let settings = |api_key| ProviderSettings {
+        base_url: model.base_url.clone(),
+        model: provider_model.clone(),
+        api_key,
+        timeout,
+        retries,
+        host_model: name.to_owned(),
+    };
     let provider: Result<Arc<dyn ModelProvider>, String> = match model.provider {
         ProviderKind::Echo => Ok(Arc::new(EchoProvider)),
         ProviderKind::Script => {
@@ -306,24 +315,10 @@ fn build_model(
             Ok(Arc::new(provider))
         }
         ProviderKind::Openai => api_key.map(|api_key| {
-            Arc::new(OpenAiProvider::new(OpenAiSettings {
-                base_url: model.base_url.clone(),
-                model: provider_model.clone(),
-                api_key,
-                timeout,
-                retries,
-                host_model: name.to_owned(),
-            })) as Arc<dyn ModelProvider>
+            Arc::new(OpenAiProvider::new(settings(api_key))) as Arc<dyn ModelProvider>
         }),
         ProviderKind::Anthropic => api_key.map(|api_key| {
-            Arc::new(AnthropicProvider::new(AnthropicSettings {
-                base_url: model.base_url.clone(),
-                model: provider_model.clone(),
-                api_key,
-                timeout,
-                retries,
-                host_model: name.to_owned(),
-            })) as Arc<dyn ModelProvider>
+            Arc::new(AnthropicProvider::new(settings(api_key))) as Arc<dyn ModelProvider>
         }),
     };
     Ok(HostModel {

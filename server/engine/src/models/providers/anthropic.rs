@@ -1,7 +1,6 @@
 //! The `anthropic` provider: `POST {base_url}/v1/messages` (the Messages API), streamed.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
@@ -11,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::failure::Failure;
 use super::retry::{Decoder, Flow, Transport};
 use super::sse::SseEvent;
+use super::ProviderSettings;
 use crate::models::provider::{
     ChatMessage, ModelError, ModelProvider, ModelReply, ModelRequest, Role, ToolCall,
 };
@@ -21,23 +21,6 @@ const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
 /// `max_tokens` when the label sets none (the API requires one).
 pub const DEFAULT_MAX_TOKENS: u64 = 4096;
-
-/// The settings of one `anthropic` Host model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnthropicSettings {
-    /// The API's base URL (without `/v1`); `https://api.anthropic.com` when unset.
-    pub base_url: Option<String>,
-    /// The provider's model name, used when a request names none.
-    pub model: String,
-    /// The API key, sent as `x-api-key`; never written in a message.
-    pub api_key: Option<String>,
-    /// The longest wait for the reply's head or for its next streamed chunk.
-    pub timeout: Duration,
-    /// Retries after the first attempt (transport errors, timeouts, 429, 5xx, overload).
-    pub retries: u32,
-    /// The Host model's name in the configuration, used in error messages.
-    pub host_model: String,
-}
 
 /// A provider speaking the Anthropic Messages API.
 #[derive(Debug)]
@@ -52,7 +35,7 @@ pub struct AnthropicProvider {
 
 impl AnthropicProvider {
     /// A provider for `settings`; the HTTP client (rustls) is built here.
-    pub fn new(settings: AnthropicSettings) -> Self {
+    pub fn new(settings: ProviderSettings) -> Self {
         let base = settings.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
         AnthropicProvider {
             url: format!("{}/v1/messages", base.trim_end_matches('/')),

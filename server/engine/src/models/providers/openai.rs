@@ -3,7 +3,6 @@
 //! server, Ollama, LM Studio, ...).
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
@@ -14,29 +13,13 @@ use tokio_util::sync::CancellationToken;
 use super::failure::Failure;
 use super::retry::{Decoder, Flow, Transport};
 use super::sse::SseEvent;
+use super::ProviderSettings;
 use crate::models::provider::{
     ChatMessage, ModelError, ModelProvider, ModelReply, ModelRequest, Role, ToolCall,
 };
 
 /// The base URL when the configuration gives none.
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
-/// The settings of one `openai` Host model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenAiSettings {
-    /// The API's base URL, e.g. `http://127.0.0.1:8080/v1`; `https://api.openai.com/v1` when unset.
-    pub base_url: Option<String>,
-    /// The provider's model name, used when a request names none.
-    pub model: String,
-    /// The API key, sent as `Authorization: Bearer`; never written in a message.
-    pub api_key: Option<String>,
-    /// The longest wait for the reply's head or for its next streamed chunk.
-    pub timeout: Duration,
-    /// Retries after the first attempt (transport errors, timeouts, 429, 5xx).
-    pub retries: u32,
-    /// The Host model's name in the configuration, used in error messages.
-    pub host_model: String,
-}
 
 /// A provider speaking the OpenAI chat completions API.
 #[derive(Debug)]
@@ -51,7 +34,7 @@ pub struct OpenAiProvider {
 
 impl OpenAiProvider {
     /// A provider for `settings`; the HTTP client (rustls) is built here.
-    pub fn new(settings: OpenAiSettings) -> Self {
+    pub fn new(settings: ProviderSettings) -> Self {
         let base = settings.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
         OpenAiProvider {
             url: format!("{}/chat/completions", base.trim_end_matches('/')),
