@@ -18,8 +18,8 @@ pub mod unbound;
 
 use std::sync::Arc;
 
-use requirements::CatalogView;
 use promptforge_syntax::{Analysis, Diagnostic, Document};
+use requirements::CatalogView;
 
 pub use facts_cache::FactsCache;
 pub use lua_facts::LuaFacts;

@@ -8,8 +8,8 @@ use std::mem::{discriminant, Discriminant};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use promptforge_analysis::{diagnostics, FactsCache, Model};
 use promptforge_analysis::requirements::{CatalogView, PluginState, PluginView, ToolInfo};
+use promptforge_analysis::{diagnostics, FactsCache, Model};
 use promptforge_syntax::{Code, Diagnostic, Fix};
 use proptest::prelude::*;
 

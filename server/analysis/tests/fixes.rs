@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use promptforge_analysis::{diagnostics, FactsCache, Model};
 use promptforge_analysis::requirements::{CatalogView, PluginState, PluginView, ToolInfo};
+use promptforge_analysis::{diagnostics, FactsCache, Model};
 use promptforge_syntax::{Code, Diagnostic};
 
 fn found(text: &str, view: &CatalogView) -> Vec<Diagnostic> {

@@ -113,11 +113,22 @@ fn the_prompt_is_read_through_the_front_ends_files() {
     let mut files = MemoryFiles(Default::default());
     let missing = prompt_of(&files, test_path, &file).expect_err("no b.md yet");
     assert_eq!(&text[missing.range.clone()], "b.md");
-    assert!(missing.message.ends_with("no such file"), "{}", missing.message);
+    assert!(
+        missing.message.ends_with("no such file"),
+        "{}",
+        missing.message
+    );
     files.0.insert("/p/b.md".into(), vec![0xff, 0xfe]);
     let binary = prompt_of(&files, test_path, &file).expect_err("not text");
-    assert!(binary.message.ends_with("it is not UTF-8 text"), "{}", binary.message);
+    assert!(
+        binary.message.ends_with("it is not UTF-8 text"),
+        "{}",
+        binary.message
+    );
     files.0.insert("/p/b.md".into(), PROMPT.as_bytes().to_vec());
     let (path, prompt) = prompt_of(&files, test_path, &file).expect("read");
-    assert_eq!((path.as_path(), prompt.as_str()), (std::path::Path::new("/p/b.md"), PROMPT));
+    assert_eq!(
+        (path.as_path(), prompt.as_str()),
+        (std::path::Path::new("/p/b.md"), PROMPT)
+    );
 }

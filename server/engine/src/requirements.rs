@@ -32,7 +32,10 @@ pub fn tool_info(tool: &dyn Tool) -> ToolInfo {
 
 /// The state an activation outcome gives: the tools under the Plugin's id (as the
 /// Harness admits them), or the failure's reason.
-pub fn settled_state(id: &str, outcome: Result<Vec<Arc<dyn Tool>>, ActivationError>) -> PluginState {
+pub fn settled_state(
+    id: &str,
+    outcome: Result<Vec<Arc<dyn Tool>>, ActivationError>,
+) -> PluginState {
     match outcome {
         Ok(tools) => PluginState::Ready(Arc::new(
             tools

@@ -27,9 +27,7 @@ use futures_util::FutureExt;
 use promptforge_engine::harness::{Activation, ActivationError, Plugin};
 use promptforge_engine::host::discovery::load_found;
 use promptforge_engine::host::{Discovery, Found, Host, Part};
-use promptforge_engine::requirements::{
-    self, declared_ids, CatalogView, PluginState, PluginView,
-};
+use promptforge_engine::requirements::{self, declared_ids, CatalogView, PluginState, PluginView};
 use promptforge_engine::Store;
 use promptforge_syntax::Frontmatter;
 use tokio::sync::mpsc::UnboundedSender;

@@ -11,8 +11,8 @@ use async_trait::async_trait;
 use promptforge_syntax::test_file::{Answer, ScriptedTool};
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{Tool, ToolError, ToolOutput};
 use super::messages;
+use crate::harness::{Tool, ToolError, ToolOutput};
 use crate::prompt_tests::hooked::CallHook;
 
 /// The answers of one tool path and how many were given.

@@ -337,9 +337,7 @@ impl Code {
     /// rule does not compile until it is given its code here.
     fn stable(&self) -> Stable {
         match self {
-            Code::UnsupportedVersion { .. } | Code::NotAPrompt => {
-                Stable::Parse(ParseKind::Version)
-            }
+            Code::UnsupportedVersion { .. } | Code::NotAPrompt => Stable::Parse(ParseKind::Version),
             Code::OneH1
             | Code::HeadingLevelSkipped { .. }
             | Code::DuplicateSection { .. }

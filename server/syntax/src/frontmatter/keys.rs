@@ -46,18 +46,24 @@ pub(crate) fn validate_root(
     }));
     let mut seen: Vec<&str> = Vec::new();
     let at_key = |key: &Node| key.range.clone();
-    cx.known_keys(pairs, KNOWN_KEYS, FieldPlace::TopLevel, at_key, |cx, known, value| {
-        seen.push(known);
-        match known {
-            "name" => fm.name = name(cx, value),
-            "description" => fm.description = description(cx, value),
-            "promptforge" => fm.version = version(cx, value),
-            "plugins" => plugins::validate(cx, value, fm),
-            "tools" => tools::validate(cx, value, fm),
-            "models" => models::validate(cx, value, fm),
-            _ => fm.max_tool_iterations = max_tool_iterations(cx, value),
-        }
-    });
+    cx.known_keys(
+        pairs,
+        KNOWN_KEYS,
+        FieldPlace::TopLevel,
+        at_key,
+        |cx, known, value| {
+            seen.push(known);
+            match known {
+                "name" => fm.name = name(cx, value),
+                "description" => fm.description = description(cx, value),
+                "promptforge" => fm.version = version(cx, value),
+                "plugins" => plugins::validate(cx, value, fm),
+                "tools" => tools::validate(cx, value, fm),
+                "models" => models::validate(cx, value, fm),
+                _ => fm.max_tool_iterations = max_tool_iterations(cx, value),
+            }
+        },
+    );
     for required in REQUIRED_KEYS {
         if !seen.contains(required) {
             cx.error(

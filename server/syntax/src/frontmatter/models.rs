@@ -52,16 +52,24 @@ fn options(cx: &mut Cx<'_>, label: Spanned<String>, node: &Node) -> ModelDecl {
         }
     };
     let at_key = |key: &Node| key.range.clone();
-    cx.known_keys(pairs, OPTION_KEYS, FieldPlace::ModelOption, at_key, |cx, known, value| {
-        let range = value.range.clone();
-        match known {
-            "model" => decl.model = string(cx, value).map(|m| Spanned::new(m.to_owned(), range)),
-            "temperature" => {
-                decl.temperature = temperature(cx, value).map(|t| Spanned::new(t, range))
+    cx.known_keys(
+        pairs,
+        OPTION_KEYS,
+        FieldPlace::ModelOption,
+        at_key,
+        |cx, known, value| {
+            let range = value.range.clone();
+            match known {
+                "model" => {
+                    decl.model = string(cx, value).map(|m| Spanned::new(m.to_owned(), range))
+                }
+                "temperature" => {
+                    decl.temperature = temperature(cx, value).map(|t| Spanned::new(t, range))
+                }
+                _ => decl.max_tokens = max_tokens(cx, value).map(|n| Spanned::new(n, range)),
             }
-            _ => decl.max_tokens = max_tokens(cx, value).map(|n| Spanned::new(n, range)),
-        }
-    });
+        },
+    );
     decl
 }
 

@@ -71,12 +71,18 @@ fn map_entry(cx: &mut Cx<'_>, entry: &Node, pairs: &[(Node, Node)]) -> Option<Pl
     let mut fields: [Option<&Node>; 3] = [None, None, None];
     // Entry errors are placed at the entry's first character and run to the key.
     let at_entry = |key: &Node| entry.range.start..key.range.end.max(entry.range.start);
-    cx.known_keys(pairs, ENTRY_KEYS, FieldPlace::PluginEntry, at_entry, |_, known, value| {
-        let index = ENTRY_KEYS.iter().position(|k| *k == known);
-        if let Some(slot) = index.and_then(|i| fields.get_mut(i)) {
-            *slot = Some(value);
-        }
-    });
+    cx.known_keys(
+        pairs,
+        ENTRY_KEYS,
+        FieldPlace::PluginEntry,
+        at_entry,
+        |_, known, value| {
+            let index = ENTRY_KEYS.iter().position(|k| *k == known);
+            if let Some(slot) = index.and_then(|i| fields.get_mut(i)) {
+                *slot = Some(value);
+            }
+        },
+    );
     let [reference, optional, config] = fields;
     let optional = optional.and_then(|node| match resolve(node) {
         Value::Bool(b) => Some((b, node.range.clone())),
