@@ -66,6 +66,42 @@ fn every_diagnostic_code_has_an_entry_in_the_reference() {
     );
 }
 
+/// The id mdBook gives a heading: lowercased, spaces as dashes, other
+/// punctuation dropped (a repeated id gets a `-N` suffix, which a link would miss).
+fn heading_id(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn each_entry_has_the_anchor_the_language_server_links_to() {
+    // The server links a code to `reference/diagnostics.html#` + its name in lower
+    // case: that must be the entry's own id, not taken by an earlier heading.
+    let page = workspace_root().join("docs/src/reference/diagnostics.md");
+    let text = fs::read_to_string(&page).expect("the diagnostics reference exists");
+    let ids: Vec<String> = text
+        .lines()
+        .filter(|line| line.starts_with('#'))
+        .map(|line| heading_id(line.trim_start_matches('#')))
+        .collect();
+    for name in CODE_NAMES {
+        let anchor = name.to_ascii_lowercase();
+        assert_eq!(heading_id(name), anchor);
+        assert_eq!(
+            ids.iter().filter(|id| **id == anchor).count(),
+            1,
+            "{name}: the anchor #{anchor} must belong to one heading"
+        );
+    }
+}
+
 #[test]
 fn headings_inside_fenced_blocks_are_not_entries() {
     let text = "## Lua\n````markdown\n# T\n## Ask\n```lua\n```\n````\n## Every code\n";

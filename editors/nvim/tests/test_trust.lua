@@ -145,6 +145,15 @@ H.run('trust', {
     H.eq({}, vim.b[buf].promptforge_trust, 'the decision of the buffer')
   end },
 
+  { 'book_url goes to the server as initializationOptions.bookUrl', function()
+    local config = require('promptforge.config')
+    config.options.book_url = 'https://example.org/pf/'
+    local params = {}
+    require('promptforge.trust').before_init(params, { root_dir = none })
+    config.options.book_url = nil
+    H.eq({ bookUrl = 'https://example.org/pf/' }, params.initializationOptions, 'initializationOptions')
+  end },
+
   { 'the debugger gets --trust for a prompt of a trusted promptforge.toml only', function()
     local pfdap = require('promptforge.dap')
     local function adapter_args(program)

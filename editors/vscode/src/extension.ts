@@ -191,7 +191,7 @@ class PromptForge {
     };
     const trusted = vscode.workspace.isTrusted;
     const clientOptions: LanguageClientOptions = {
-      initializationOptions: initializationOptions(trusted),
+      initializationOptions: initializationOptions(trusted, config.get<string>('bookUrl') ?? ''),
       documentSelector: [
         { language: 'promptforge' },
         { language: 'yaml', pattern: '**/*.test.yaml' },

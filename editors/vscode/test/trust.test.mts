@@ -16,6 +16,11 @@ const trustedCommands = Object.keys(TRUSTED_COMMANDS) as TrustedCommand[];
 test('the server is told whether the workspace is trusted', () => {
   assert.deepEqual(initializationOptions(true), { trusted: true });
   assert.deepEqual(initializationOptions(false), { trusted: false });
+  assert.deepEqual(initializationOptions(true, ' '), { trusted: true });
+  assert.deepEqual(initializationOptions(false, 'https://example.org/pf/'), {
+    trusted: false,
+    bookUrl: 'https://example.org/pf/',
+  });
 });
 
 test('in Restricted Mode the run and debug commands are refused with a message that says why', () => {

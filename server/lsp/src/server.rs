@@ -249,6 +249,13 @@ impl LanguageServer for Server {
             .as_ref()
             .and_then(|o| o.get(ACTIVATION_TIMEOUT_OPTION))
             .and_then(serde_json::Value::as_u64);
+        let book = params
+            .initialization_options
+            .as_ref()
+            .and_then(|o| o.get(features::diagnostics::BOOK_URL_OPTION));
+        if let Some(Err(why)) = book.map(features::diagnostics::set_book_url) {
+            self.log(MessageType::WARNING, why).await;
+        }
         if let Some(ms) = timeout {
             self.catalogs()
                 .set_timeout(std::time::Duration::from_millis(ms));

@@ -31,6 +31,11 @@ M.defaults = {
   -- for prompts, offered by dap.continue(). `:PromptForgeDebug` and the Debug
   -- lens work either way when nvim-dap is installed.
   dap = false,
+  -- The address of the PromptForge book (its root, e.g. a local
+  -- `docs/book/` as a file:// URL, or where your team publishes it): sent as
+  -- `initializationOptions.bookUrl`, so each diagnostic links to its entry in
+  -- the diagnostics reference. nil: no links.
+  book_url = nil,
 }
 
 M.options = vim.deepcopy(M.defaults)

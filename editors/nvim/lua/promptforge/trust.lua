@@ -115,6 +115,7 @@ end
 function M.before_init(params, config)
   local options = vim.deepcopy(params.initializationOptions or {})
   options.trusted = (by_root[config.root_dir] or {}).trusted
+  options.bookUrl = require('promptforge.config').options.book_url
   if next(options) == nil then
     options = nil -- no initializationOptions at all ({} would be sent as [])
   end

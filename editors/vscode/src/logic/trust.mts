@@ -4,9 +4,17 @@
 // word (it refuses runs of an untrusted workspace itself); this module is what
 // the extension decides on its side.
 
-/** The `initializationOptions` of the language server: `trusted` is VS Code's Workspace Trust. */
-export function initializationOptions(isTrusted: boolean): { trusted: boolean } {
-  return { trusted: isTrusted };
+/**
+ * The `initializationOptions` of the language server: `trusted` is VS Code's
+ * Workspace Trust; `bookUrl` (the `promptforge.bookUrl` setting, left out when
+ * empty) makes each diagnostic link to its entry in the book.
+ */
+export function initializationOptions(
+  isTrusted: boolean,
+  bookUrl = '',
+): { trusted: boolean; bookUrl?: string } {
+  const url = bookUrl.trim();
+  return url === '' ? { trusted: isTrusted } : { trusted: isTrusted, bookUrl: url };
 }
 
 /**

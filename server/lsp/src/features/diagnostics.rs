@@ -9,8 +9,11 @@ use std::sync::Arc;
 
 use promptforge_engine::requirements::CatalogView;
 use promptforge_syntax::Severity;
+use std::sync::OnceLock;
+
 use tower_lsp::lsp_types::{
-    Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
+    NumberOrString, Url,
 };
 
 use crate::documents::Documents;
@@ -18,6 +21,42 @@ use crate::snapshot::Snapshot;
 
 /// The `source` of every diagnostic the server publishes.
 pub const SOURCE: &str = "promptforge";
+
+/// The `initializationOptions` key giving the address of the PromptForge book;
+/// with it, each diagnostic links to its code's entry in the diagnostics reference.
+pub const BOOK_URL_OPTION: &str = "bookUrl";
+
+/// The book's address for this process's one session, when the client gave one.
+static BOOK: OnceLock<Url> = OnceLock::new();
+
+/// Takes the book's address from the `bookUrl` initialization option: an
+/// `http`, `https` or `file` URL of the book's root. Anything else is ignored
+/// (diagnostics then carry no link); the reason is returned for the log.
+pub fn set_book_url(option: &serde_json::Value) -> Result<(), String> {
+    let text = option
+        .as_str()
+        .ok_or_else(|| format!("{BOOK_URL_OPTION} is not a string; diagnostics carry no link"))?;
+    let mut root = Url::parse(text)
+        .map_err(|e| format!("{BOOK_URL_OPTION} is not a URL ({e}); diagnostics carry no link"))?;
+    if !matches!(root.scheme(), "http" | "https" | "file") {
+        return Err(format!(
+            "{BOOK_URL_OPTION} must be an http, https or file URL; diagnostics carry no link"
+        ));
+    }
+    if !root.path().ends_with('/') {
+        root.set_path(&format!("{}/", root.path()));
+    }
+    let _ = BOOK.set(root);
+    Ok(())
+}
+
+/// The entry of `code` in the book's diagnostics reference: its `## Name`
+/// heading, whose id mdBook makes by lowercasing the name.
+pub fn book_entry(root: &Url, code: &str) -> Option<Url> {
+    let mut entry = root.join("reference/diagnostics.html").ok()?;
+    entry.set_fragment(Some(&code.to_ascii_lowercase()));
+    Some(entry)
+}
 
 /// The semantic layer's diagnostics of a snapshot against its catalog; none for a
 /// document that is not a prompt; for a prompt whose text an edit made no prompt,
@@ -85,9 +124,29 @@ pub fn render(snapshot: &Snapshot, diagnostic: &promptforge_syntax::Diagnostic) 
             Severity::Information => DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(diagnostic.code.name().to_owned())),
+        code_description: BOOK
+            .get()
+            .and_then(|root| book_entry(root, diagnostic.code.name()))
+            .map(|href| CodeDescription { href }),
         source: Some(SOURCE.to_owned()),
         message: diagnostic.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
         ..Diagnostic::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_links_to_its_heading_in_the_diagnostics_reference() {
+        let root = Url::parse("https://example.org/promptforge/").expect("a URL");
+        assert_eq!(
+            book_entry(&root, "UnboundToolSlot")
+                .map(String::from)
+                .as_deref(),
+            Some("https://example.org/promptforge/reference/diagnostics.html#unboundtoolslot")
+        );
     }
 }
