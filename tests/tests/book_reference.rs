@@ -297,3 +297,22 @@ fn exit_statuses_are_read_from_the_enum() {
         ]
     );
 }
+
+/// The heading whose table `docs/src/configuration.md` takes from the reader's keys.
+const EVERY_KEY: &str = "## Every key\n\n";
+
+#[test]
+fn the_configuration_pages_table_of_keys_is_the_readers() {
+    let relative = "docs/src/configuration.md";
+    let page = std::fs::read_to_string(workspace_root().join(relative)).expect("the page");
+    let start = page
+        .find(EVERY_KEY)
+        .expect("the page has an Every key section")
+        + EVERY_KEY.len();
+    let end = page[start..]
+        .find("\n\n")
+        .map_or(page.len(), |at| start + at + 1);
+    let table = promptforge_engine::host::config_keys::markdown_table();
+    let generated = format!("{}{table}{}", &page[..start], &page[end..]);
+    check_page(relative, &generated);
+}

@@ -49,7 +49,7 @@ struct WebFile {
 }
 
 /// The `[limits]` keys, in the order of `host.md`.
-const LIMIT_KEYS: [&str; 8] = [
+pub(super) const LIMIT_KEYS: [&str; 8] = [
     "lua_memory_mib",
     "lua_instructions",
     "call_depth",
@@ -62,7 +62,7 @@ const LIMIT_KEYS: [&str; 8] = [
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct File {
+pub(super) struct File {
     default_model: Option<String>,
     #[serde(default)]
     model: BTreeMap<String, ModelFile>,
@@ -357,7 +357,7 @@ fn limits(layers: &[&Layer]) -> Limits {
 }
 
 /// The limit `key` of `limits` (0 for a key that is none).
-fn limit(limits: &Limits, key: &str) -> u64 {
+pub(super) fn limit(limits: &Limits, key: &str) -> u64 {
     match key {
         "lua_memory_mib" => limits.lua_memory_mib,
         "lua_instructions" => limits.lua_instructions,

@@ -2,6 +2,7 @@
 //! the services it offers them and the limits of a run.
 
 pub mod config;
+pub mod config_keys;
 pub mod discovery;
 pub mod layers;
 pub mod trust;
