@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use promptforge_lsp::framing::{decide_bytes, Decision};
+use promptforge_transport::framing::{decide_bytes, Decision};
 use serde::Deserialize;
 use tower_lsp::jsonrpc::{Request, Response};
 

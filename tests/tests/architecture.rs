@@ -20,6 +20,7 @@ use promptforge_tests::workspace_root;
 /// Each crate of `server/` and the PromptForge crates it may depend on. A new
 /// crate must be added here (and to the book's table) with its place in the order.
 const LAYERS: &[(&str, &[&str])] = &[
+    ("promptforge-transport", &[]),
     ("promptforge-syntax", &[]),
     ("promptforge-analysis", &["promptforge-syntax"]),
     (
@@ -32,6 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "promptforge-syntax",
             "promptforge-analysis",
             "promptforge-engine",
+            "promptforge-transport",
         ],
     ),
     (
@@ -41,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "promptforge-analysis",
             "promptforge-engine",
             "promptforge-lsp",
+            "promptforge-transport",
         ],
     ),
 ];

@@ -1,7 +1,7 @@
 //! The PromptForge language server (`promptforge lsp`): LSP 3.17 over stdio for
 //! prompt files (what each editor gets: the book, `docs/src/editors.md`).
 //!
-//! - [`framing`]: the frames read from the client, checked before tower-lsp sees them;
+//! - [`framing`] (the `promptforge-transport` crate): the frames read from the client, checked before tower-lsp sees them;
 //! - [`documents`]: the open documents (ropey text, incremental [`promptforge_syntax::ParsedFile`]) and their versions;
 //! - [`snapshot`]: one immutable view per version, which every request reads;
 //! - [`encoding`]: byte offsets <-> LSP positions (UTF-16, or UTF-8 when offered);
@@ -26,8 +26,8 @@ pub mod documents;
 pub mod encoding;
 pub mod fault;
 pub mod features;
-pub mod framing;
 pub mod publisher;
+mod relay;
 pub mod run;
 pub mod server;
 pub mod session_end;
@@ -43,8 +43,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tower_lsp::{LspService, Server as LspServer};
 
-use crate::framing::Fatal;
 use crate::session_end::{SessionEnd, Watched};
+use promptforge_transport::framing::{self, Fatal};
 
 /// The bytes each in-memory pipe between the framing layer and tower-lsp holds.
 const PIPE_BYTES: usize = 64 * 1024;
@@ -94,7 +94,7 @@ where
     let (server_output, from_server) = tokio::io::duplex(PIPE_BYTES);
     let (bodies, queued) = mpsc::channel(OUTPUT_QUEUE);
     let writer = tokio::spawn(framing::write_frames(queued, output));
-    tokio::spawn(framing::relay(from_server, bodies.clone(), gates));
+    tokio::spawn(relay::relay(from_server, bodies.clone(), gates));
     let (ended, reader_ended) = oneshot::channel();
     let reader = tokio::spawn(async move {
         let result = framing::read_client(input, &mut to_server, bodies).await;

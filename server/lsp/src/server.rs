@@ -28,6 +28,7 @@ use crate::run::Runner;
 use crate::snapshot::Snapshot;
 use crate::trust::{SessionTrust, TRUSTED_OPTION};
 use promptforge_engine::requirements::CatalogView;
+use promptforge_transport::payload_text;
 
 /// The `initializationOptions` key that sets how long an MCP server may take to
 /// list its tools for the editor, in milliseconds (default
@@ -180,17 +181,6 @@ impl Server {
         let catalogs = self.catalogs();
         self.request(name, uri, |s| run(s, &catalog_view(catalogs, s)))
             .await
-    }
-}
-
-/// The text of a panic's payload.
-pub fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_owned()
     }
 }
 

@@ -1,7 +1,7 @@
 //! `promptforge dap`: a Debug Adapter Protocol adapter on stdin/stdout (the
 //! debugger issue). Messages are framed as the language server's are
 //! (`Content-Length`), with the same reader and single writer
-//! ([`promptforge_lsp::framing`]), requests up to 4 MiB.
+//! ([`promptforge_transport::framing`]), requests up to 4 MiB.
 //!
 //! - [`protocol`]: requests, responses and events;
 //! - [`session`]: the requests of one session, in order;
@@ -23,8 +23,8 @@ use std::io::Write;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use promptforge_lsp::framing::{write_frames, FrameReader};
-use promptforge_lsp::server::payload_text;
+use promptforge_transport::framing::{write_frames, FrameReader};
+use promptforge_transport::payload_text;
 use tokio::sync::mpsc;
 
 use crate::cli::GlobalArgs;

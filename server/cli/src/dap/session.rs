@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use promptforge_engine::run::{DebugListener, Debugger};
-use promptforge_lsp::server::payload_text;
+use promptforge_transport::payload_text;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;

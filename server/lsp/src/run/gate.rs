@@ -4,7 +4,7 @@
 //!
 //! tower-lsp writes a handler's response and the server's own notifications on
 //! two streams it merges, in no fixed order; the framing layer's relay
-//! ([`crate::framing::relay`]) sees every body in output order, so it opens the
+//! ([`crate::relay`]) sees every body in output order, so it opens the
 //! gate of a run once the response naming it is queued for the client.
 
 use std::collections::HashMap;

@@ -307,7 +307,7 @@ impl Runner {
         let last = match AssertUnwindSafe(work).catch_unwind().await {
             Ok(last) => last,
             Err(payload) => {
-                let text = crate::server::payload_text(payload.as_ref());
+                let text = promptforge_transport::payload_text(payload.as_ref());
                 let message = format!("run {run_id} panicked: {text}");
                 self.client.log_message(MessageType::ERROR, message).await;
                 RunEvent::Failed {

@@ -1,4 +1,4 @@
-//! The framing layer in front of tower-lsp: it reads the client's frames
+//! The framing layer in front of a protocol server: it reads the client's frames
 //! (`Content-Length` headers, then a body), answers a well-framed body that is
 //! not a JSON-RPC message itself, forwards the others, and ends the session with
 //! one clear cause when the stream cannot be re-synchronised (issue 9).
@@ -9,11 +9,12 @@
 //! or `{}`, whose `params` are dropped (issue 10: tower-lsp rejects them, and
 //! Emacs Eglot sends `null`).
 //!
-//! The pieces of the pipeline: [`read_client`] (client frames -> tower-lsp's
-//! input, answers -> the output queue), [`relay`] (tower-lsp's output -> whole
-//! bodies on the output queue) and [`write_frames`] (the output queue -> the
-//! client), so that stdout has one writer and answers are interleaved with
-//! tower-lsp's output only at frame boundaries. [`decide`] and [`decide_bytes`]
+//! The pieces of the pipeline: [`read_client`] (client frames -> the server's
+//! input, answers -> the output queue), [`FrameReader`] (a server's own output
+//! -> whole bodies, as the language server's relay reads tower-lsp) and
+//! [`write_frames`] (the output queue -> the client), so that stdout has one
+//! writer and answers are interleaved with the server's output only at frame
+//! boundaries. [`decide`] and [`decide_bytes`]
 //! run the reader's decisions alone (tests, fuzzing).
 
 use std::fmt;
@@ -298,26 +299,6 @@ where
         }
     }
     Ok(())
-}
-
-/// Reads tower-lsp's output and queues each whole body on `bodies`, until the
-/// output ends (tower-lsp's frames have no length limit); a queued response that
-/// names a run opens that run's gate ([`crate::run::gate`]).
-pub async fn relay<R: AsyncRead + Unpin>(
-    from_server: R,
-    bodies: mpsc::Sender<Vec<u8>>,
-    gates: crate::run::gate::Gates,
-) {
-    let mut frames = FrameReader::with_limit(from_server, usize::MAX);
-    while let Ok(Some(body)) = frames.next_frame().await {
-        let opens = gates.opened_by(&body);
-        if bodies.send(body).await.is_err() {
-            break;
-        }
-        if let Some(run_id) = opens {
-            gates.open(&run_id);
-        }
-    }
 }
 
 /// Writes each queued body to `output` as one frame, flushing whenever the

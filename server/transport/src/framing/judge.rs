@@ -535,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn what_tower_lsp_would_choke_on_is_answered() {
+    fn what_the_language_server_library_would_choke_on_is_answered() {
         let lone = r#"{"jsonrpc":"2.0","method":"x","params":"\ud800"}"#;
         assert!(matches!(verdict(lone), Verdict::Answer(_)));
         let huge = r#"{"jsonrpc":"2.0","method":"x","params":[1e400]}"#;
