@@ -17,6 +17,7 @@ pub mod agreement;
 pub mod dap_client;
 pub mod diff;
 pub mod lsp_client;
+pub mod module_graph;
 pub mod perf;
 
 /// The workspace's root folder.

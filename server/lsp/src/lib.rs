@@ -26,6 +26,7 @@ pub mod documents;
 pub mod encoding;
 pub mod fault;
 pub mod features;
+mod panics;
 pub mod publisher;
 mod relay;
 pub mod run;
@@ -33,6 +34,7 @@ pub mod server;
 pub mod session_end;
 pub mod snapshot;
 pub mod test_files;
+pub mod test_uris;
 pub mod trust;
 
 use std::io::Write;

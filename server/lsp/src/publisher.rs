@@ -80,7 +80,7 @@ impl Publisher {
                 let message = format!(
                     "diagnostics of {} failed: {}",
                     snapshot.uri,
-                    crate::server::panic_text(error)
+                    crate::panics::panic_text(error)
                 );
                 self.client.log_message(MessageType::ERROR, message).await;
                 return;

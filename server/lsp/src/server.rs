@@ -184,14 +184,6 @@ impl Server {
     }
 }
 
-/// The text of a task's panic (or of its cancellation).
-pub(crate) fn panic_text(error: tokio::task::JoinError) -> String {
-    match error.try_into_panic() {
-        Ok(payload) => payload_text(payload.as_ref()),
-        Err(error) => error.to_string(),
-    }
-}
-
 /// Runs a notification's follow-up work, logging a panic instead of losing the server.
 async fn guarded(server: &Server, what: &str, work: impl Future<Output = ()>) {
     use futures_util::FutureExt;

@@ -59,7 +59,7 @@ impl Snapshot {
         stays_prompt: bool,
     ) -> Self {
         let text = parsed.shared_text();
-        let is_test_file = crate::test_files::is_test_uri(&uri);
+        let is_test_file = crate::test_uris::is_test_uri(&uri);
         let text_is_prompt = !is_test_file && is_prompt(&text);
         Snapshot {
             uri,

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::layers::{self, Layer};
 use super::trust::{Part, TrustNeed};
 
 /// The file name searched from the prompt's folder upward.
@@ -177,19 +176,6 @@ impl Config {
             .as_deref()
             .and_then(Path::parent)
             .map_or_else(PathBuf::new, Path::to_path_buf)
-    }
-
-    /// Reads and checks the configuration file at `path`, trusted (a file named
-    /// explicitly, the user's own).
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = read_text(path)?;
-        Config::parse(&text, path)
-    }
-
-    /// Parses configuration `text` read from `path`, trusted.
-    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let layer = Layer::parse(text, path, true)?;
-        Ok(layers::merge(None, &layer)?.config)
     }
 
     /// The withheld part that `part` names, when it is withheld.

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::config::{
-    Config, ConfigError, Limits, ModelConfig, PluginConfig, ProviderKind, WebConfig,
+    read_text, Config, ConfigError, Limits, ModelConfig, PluginConfig, ProviderKind, WebConfig,
 };
 use super::trust::{Act, Part, TrustNeed};
 
@@ -71,6 +71,21 @@ pub(super) struct File {
     web: Option<WebFile>,
     #[serde(default)]
     limits: BTreeMap<String, Spanned<u64>>,
+}
+
+impl Config {
+    /// Reads and checks the configuration file at `path`, trusted (a file named
+    /// explicitly, the user's own).
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = read_text(path)?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses configuration `text` read from `path`, trusted.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let layer = Layer::parse(text, path, true)?;
+        Ok(merge(None, &layer)?.config)
+    }
 }
 
 /// One configuration file, read and checked on its own.

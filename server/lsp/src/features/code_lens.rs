@@ -48,7 +48,7 @@ pub fn code_lenses(snapshot: &Snapshot, documents: &Documents) -> Vec<CodeLens> 
         ),
     ];
     let tested =
-        test_files::beside(&snapshot.uri).is_some_and(|t| test_files::exists(documents, &t));
+        crate::test_uris::beside(&snapshot.uri).is_some_and(|t| test_files::exists(documents, &t));
     if tested {
         lenses.push(lens(range, "Run tests", TEST, uri));
     }

@@ -83,7 +83,7 @@ pub fn execute(runner: &Arc<Runner>, command: &str, arguments: &[Value]) -> Resu
             let argument = argument(arguments)?;
             let uri = uri_of(argument)?;
             let (args, seed) = (args_of(argument)?, seed_of(argument)?);
-            let job = if test_files::is_test_uri(&uri) {
+            let job = if crate::test_uris::is_test_uri(&uri) {
                 refused(
                     "NotAPrompt",
                     format!("{uri} is a test file: run it with {}", protocol::TEST),
@@ -151,10 +151,10 @@ fn refused(kind: &str, message: String) -> Job {
 
 /// The test run of `uri`: a test file runs itself, a prompt the test file beside it.
 fn test_job(runner: &Runner, uri: &Url, case: Option<String>) -> Result<Job> {
-    let test_uri = if test_files::is_test_uri(uri) {
+    let test_uri = if crate::test_uris::is_test_uri(uri) {
         uri.clone()
     } else {
-        match test_files::beside(uri) {
+        match crate::test_uris::beside(uri) {
             Some(beside) if test_files::exists(&runner.documents, &beside) => beside,
             _ => {
                 let message = format!("{uri} has no test file beside it");

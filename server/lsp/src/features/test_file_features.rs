@@ -82,7 +82,7 @@ impl Prompt {
 /// The test file of `snapshot`, parsed, and its prompt when it can be read.
 fn load(documents: &Documents, snapshot: &Snapshot) -> (TestFile, Option<Prompt>) {
     let (file, _) = promptforge_syntax::test_file::parse(&snapshot.text);
-    let test_path = crate::test_files::path_of(&snapshot.uri);
+    let test_path = crate::test_uris::path_of(&snapshot.uri);
     let prompt = crate::test_files::prompt_of(documents, &test_path, &file)
         .ok()
         .and_then(|(path, text): (PathBuf, String)| {

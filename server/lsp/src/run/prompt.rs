@@ -44,7 +44,7 @@ pub fn title(snapshot: &Snapshot) -> String {
 
 /// The last segment of the document's path.
 pub fn file_name(snapshot: &Snapshot) -> String {
-    let path = crate::test_files::path_of(&snapshot.uri);
+    let path = crate::test_uris::path_of(&snapshot.uri);
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| snapshot.uri.to_string())
@@ -108,7 +108,7 @@ pub async fn run_prompt(
         };
     }
     let mut host = match host_for(
-        &crate::test_files::path_of(&snapshot.uri),
+        &crate::test_uris::path_of(&snapshot.uri),
         &runner.trust.policy(),
     ) {
         Ok(host) => host,

@@ -3,8 +3,9 @@
 
 use std::ops::Range;
 
-use super::messages::{EXPECTED_INTEGER, EXPECTED_MAP, EXPECTED_STRING};
+use super::messages::EXPECTED_MAP;
 use super::model::{Frontmatter, KeyEntry, Spanned};
+use super::scalars::{integer, string};
 use super::values::{resolve, Value};
 use super::yaml::Node;
 use super::{models, names, plugins, tools, Cx};
@@ -76,28 +77,6 @@ pub(crate) fn validate_root(
     }
     tools::check_against_labels(cx, fm);
     tools::check_optional_plugins(cx, fm);
-}
-
-/// A string value, or a type error (`expected a string`).
-pub(crate) fn string<'n>(cx: &mut Cx<'_>, node: &'n Node) -> Option<&'n str> {
-    match resolve(node) {
-        Value::Str(s) => Some(s),
-        _ => {
-            cx.type_error(node, EXPECTED_STRING);
-            None
-        }
-    }
-}
-
-/// An integer value, or a type error (`expected an integer`).
-pub(crate) fn integer(cx: &mut Cx<'_>, node: &Node) -> Option<i128> {
-    match resolve(node) {
-        Value::Int(n) => Some(n),
-        _ => {
-            cx.type_error(node, EXPECTED_INTEGER);
-            None
-        }
-    }
 }
 
 fn name(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<String>> {

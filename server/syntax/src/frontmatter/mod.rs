@@ -13,6 +13,7 @@ pub mod model;
 mod models;
 pub mod names;
 mod plugins;
+mod scalars;
 mod spans;
 mod tools;
 pub(crate) mod values;

@@ -2,9 +2,9 @@
 
 use std::collections::HashSet;
 
-use super::keys::{integer, string};
 use super::messages::{EXPECTED_MAP, EXPECTED_NUMBER};
 use super::model::{Frontmatter, ModelDecl, Spanned};
+use super::scalars::{integer, string};
 use super::tools::{check_name_key, KeyCheck};
 use super::values::{resolve, Value};
 use super::yaml::Node;

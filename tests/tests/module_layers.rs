@@ -1,17 +1,16 @@
-//! The module graph of `src/run/` has a direction (issue 10, item 4): the entry on
+//! The module graph of the engine's `src/run/` has a direction (issue 10, item 4): the entry on
 //! top, then the Lua API (`run::api`), then the mechanisms, then the Lua runtime,
 //! then the context and plain data at the bottom. This test reads every source file
 //! under `src/run/`, extracts the run modules each one names (`use` trees and paths
 //! through `crate::run::`, `super::`, `self::` or a child module), and asserts that
 //! the graph has no cycle and that no module names one of a higher layer.
 
-mod scan;
-
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use scan::{edges_of, graph, Edge, Module};
+use promptforge_tests::module_graph::{circles, edges_of, graph, Edge, Module};
+use promptforge_tests::workspace_root;
 
 /// The layers, by module path prefix (the longest prefix wins; `run` alone is the
 /// root module only). A higher number is a higher layer; a module may name modules
@@ -49,105 +48,6 @@ fn layer_of(module: &str) -> Option<(u8, &'static str)> {
         .map(|&(_, layer, name)| (layer, name))
 }
 
-/// The graph's circles: each strongly connected component of two or more modules
-/// (its modules, sorted) with one shortest cycle through its first module.
-fn circles(edges: &[Edge]) -> Vec<(Vec<String>, Vec<String>)> {
-    let mut next: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for edge in edges {
-        next.entry(&edge.from).or_default().insert(&edge.to);
-        next.entry(&edge.to).or_default();
-    }
-    // Tarjan's strongly connected components.
-    struct State<'a> {
-        next: &'a BTreeMap<&'a str, BTreeSet<&'a str>>,
-        index: BTreeMap<&'a str, usize>,
-        low: BTreeMap<&'a str, usize>,
-        stack: Vec<&'a str>,
-        on_stack: BTreeSet<&'a str>,
-        components: Vec<Vec<&'a str>>,
-    }
-    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
-        let n = s.index.len();
-        s.index.insert(v, n);
-        s.low.insert(v, n);
-        s.stack.push(v);
-        s.on_stack.insert(v);
-        let next = s.next;
-        for &w in next.get(v).into_iter().flatten() {
-            if !s.index.contains_key(w) {
-                visit(s, w);
-                let low = s.low[v].min(s.low[w]);
-                s.low.insert(v, low);
-            } else if s.on_stack.contains(w) {
-                let low = s.low[v].min(s.index[w]);
-                s.low.insert(v, low);
-            }
-        }
-        if s.low[v] == s.index[v] {
-            let mut component = Vec::new();
-            while let Some(w) = s.stack.pop() {
-                s.on_stack.remove(w);
-                component.push(w);
-                if w == v {
-                    break;
-                }
-            }
-            s.components.push(component);
-        }
-    }
-    let mut state = State {
-        next: &next,
-        index: BTreeMap::new(),
-        low: BTreeMap::new(),
-        stack: Vec::new(),
-        on_stack: BTreeSet::new(),
-        components: Vec::new(),
-    };
-    for &v in next.keys() {
-        if !state.index.contains_key(v) {
-            visit(&mut state, v);
-        }
-    }
-    let mut found = Vec::new();
-    for component in state.components.iter().filter(|c| c.len() > 1) {
-        let members: BTreeSet<&str> = component.iter().copied().collect();
-        let Some(&start) = members.iter().next() else {
-            continue;
-        };
-        // Breadth first from `start` back to it, inside the component.
-        let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
-        let mut queue = std::collections::VecDeque::from([start]);
-        let mut closing = None;
-        while let Some(v) = queue.pop_front() {
-            for &w in next.get(v).into_iter().flatten() {
-                if !members.contains(w) {
-                    continue;
-                }
-                if w == start {
-                    closing = Some(v);
-                    queue.clear();
-                    break;
-                }
-                if !came_from.contains_key(w) {
-                    came_from.insert(w, v);
-                    queue.push_back(w);
-                }
-            }
-        }
-        let mut cycle = vec![start.to_owned()];
-        let mut v = closing.unwrap_or(start);
-        let mut back = Vec::new();
-        while v != start {
-            back.push(v.to_owned());
-            v = came_from.get(v).copied().unwrap_or(start);
-        }
-        cycle.extend(back.into_iter().rev());
-        cycle.push(start.to_owned());
-        found.push((members.iter().map(|m| (*m).to_owned()).collect(), cycle));
-    }
-    found
-}
-
 /// Every import of a module of a higher layer, and every module the table does
 /// not place.
 fn layer_violations(modules: &[Module], edges: &[Edge]) -> Vec<String> {
@@ -173,15 +73,22 @@ fn layer_violations(modules: &[Module], edges: &[Edge]) -> Vec<String> {
     problems
 }
 
-fn run_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src")
-        .join("run")
+/// The engine's modules under `run` and the imports between them.
+fn run_graph() -> (Vec<Module>, Vec<Edge>) {
+    let (modules, edges) = graph(&workspace_root().join("server/engine/src"));
+    let in_run = |path: &str| path == "run" || path.starts_with("run::");
+    (
+        modules.into_iter().filter(|m| in_run(&m.path)).collect(),
+        edges
+            .into_iter()
+            .filter(|e| in_run(&e.from) && in_run(&e.to))
+            .collect(),
+    )
 }
 
 #[test]
 fn the_run_modules_have_no_import_cycle() {
-    let (_, edges) = graph(&run_dir());
+    let (_, edges) = run_graph();
     let found = circles(&edges);
     let mut report = String::new();
     for (members, cycle) in &found {
@@ -209,7 +116,7 @@ fn the_run_modules_have_no_import_cycle() {
 
 #[test]
 fn no_run_module_imports_a_higher_layer() {
-    let (modules, edges) = graph(&run_dir());
+    let (modules, edges) = run_graph();
     let problems = layer_violations(&modules, &edges);
     assert!(
         problems.is_empty(),
@@ -220,7 +127,7 @@ fn no_run_module_imports_a_higher_layer() {
 
 #[test]
 fn every_layer_of_the_table_names_a_module() {
-    let (modules, _) = graph(&run_dir());
+    let (modules, _) = run_graph();
     for (prefix, _, _) in LAYERS {
         assert!(
             modules
@@ -234,7 +141,7 @@ fn every_layer_of_the_table_names_a_module() {
 #[test]
 fn the_scanner_sees_the_imports() {
     // The real graph: a few imports every version of the walk has.
-    let (modules, edges) = graph(&run_dir());
+    let (modules, edges) = run_graph();
     assert!(modules.len() > 20, "only {} modules found", modules.len());
     let has = |from: &str, to: &str| edges.iter().any(|e| e.from == from && e.to == to);
     assert!(has("run::walk", "run::vm"), "walk -> vm not seen");

@@ -1,7 +1,7 @@
-//! Reading the sources of `src/run/`: the file modules, and the run modules each
-//! file names (`use` trees, and paths through `crate::run::`, `super::`, `self::`
-//! or a child module). Comments, strings and characters name nothing; what an
-//! inline module (`mod tests { .. }`) names counts for its file.
+//! Reading a crate's sources: the file modules, and the modules each file
+//! names (`use` trees, and paths through `crate::`, `super::`, `self::` or a
+//! child module). Comments, strings and characters name nothing; what an inline
+//! module (`mod tests { .. }`) names counts for its file.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -194,17 +194,26 @@ fn use_tree(toks: &[(Tok, usize)], i: &mut usize, prefix: Vec<String>, out: &mut
     out.push(path);
 }
 
-/// A module of the graph: its path (`run::tools::dispatch`) and its file.
+/// A module of the graph: its path from the crate root (`run::tools::dispatch`)
+/// and its file.
 #[derive(Debug, Clone)]
 pub struct Module {
-    /// The path, from `run` down.
+    /// The path, from the crate root down.
     pub path: String,
     /// The source file.
     pub file: PathBuf,
 }
 
-/// The file modules under `dir`, which holds the module `path`.
+/// The file modules under `dir`, which holds the module `path` (empty: the
+/// crate root, whose own `lib.rs` or `main.rs` is not a module of the graph).
 fn modules_in(dir: &Path, path: &str, out: &mut Vec<Module>) {
+    let join = |name: &str| {
+        if path.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{path}::{name}")
+        }
+    };
     let mut entries: Vec<PathBuf> = match fs::read_dir(dir) {
         Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
         Err(error) => panic!("{} cannot be read: {error}", dir.display()),
@@ -219,12 +228,16 @@ fn modules_in(dir: &Path, path: &str, out: &mut Vec<Module>) {
             continue;
         };
         if entry.is_dir() {
-            modules_in(&entry, &format!("{path}::{name}"), out);
+            modules_in(&entry, &join(&name), out);
         } else if entry.extension().is_some_and(|e| e == "rs") {
+            let root = path.is_empty() && (name == "lib" || name == "main");
+            if root || (path.is_empty() && name == "mod") {
+                continue;
+            }
             let module = if name == "mod" {
                 path.to_owned()
             } else {
-                format!("{path}::{name}")
+                join(&name)
             };
             out.push(Module {
                 path: module,
@@ -245,7 +258,7 @@ pub struct Edge {
     pub at: String,
 }
 
-/// The run modules that `source` (the file of `module`) names.
+/// The modules of `known` that `source` (the file of `module`) names.
 pub fn edges_of(module: &str, source: &str, known: &BTreeSet<String>, file: &str) -> Vec<Edge> {
     let toks = tokens(source);
     let own: Vec<String> = module.split("::").map(str::to_owned).collect();
@@ -370,15 +383,14 @@ fn resolve(current: &[String], path: &[String], known: &BTreeSet<String>) -> Opt
             base
         }
     };
-    (full.first().map(String::as_str) == Some("run")).then_some(full)
+    (!full.is_empty()).then_some(full)
 }
 
-/// Every file module under `run_dir` (the directory of the `run` module) and every
-/// import between them.
-pub fn graph(run_dir: &Path) -> (Vec<Module>, Vec<Edge>) {
+/// Every file module of the crate whose sources are in `src` (its `src/`
+/// folder) and every import between them.
+pub fn graph(src: &Path) -> (Vec<Module>, Vec<Edge>) {
     let mut modules = Vec::new();
-    modules_in(run_dir, "run", &mut modules);
-    let parent = run_dir.parent().unwrap_or(run_dir);
+    modules_in(src, "", &mut modules);
     let known: BTreeSet<String> = modules.iter().map(|m| m.path.clone()).collect();
     let mut edges = Vec::new();
     for module in &modules {
@@ -386,7 +398,7 @@ pub fn graph(run_dir: &Path) -> (Vec<Module>, Vec<Edge>) {
             .unwrap_or_else(|e| panic!("{} cannot be read: {e}", module.file.display()));
         let file = module
             .file
-            .strip_prefix(parent)
+            .strip_prefix(src)
             .unwrap_or(&module.file)
             .display()
             .to_string();
