@@ -27,12 +27,19 @@ const LAYERS: &[(&str, &[&str])] = &[
         "promptforge-engine",
         &["promptforge-syntax", "promptforge-analysis"],
     ),
+    // The shipped extensions know the engine's public traits only.
+    ("promptforge-providers", &["promptforge-engine"]),
+    (
+        "promptforge-shipped",
+        &["promptforge-engine", "promptforge-providers"],
+    ),
     (
         "promptforge-lsp",
         &[
             "promptforge-syntax",
             "promptforge-analysis",
             "promptforge-engine",
+            "promptforge-shipped",
             "promptforge-transport",
         ],
     ),
@@ -43,6 +50,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "promptforge-analysis",
             "promptforge-engine",
             "promptforge-lsp",
+            "promptforge-shipped",
             "promptforge-transport",
         ],
     ),

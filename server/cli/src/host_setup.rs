@@ -79,5 +79,5 @@ pub fn load_config(global: &GlobalArgs, dir: Option<PathBuf>) -> Result<Config, 
 
 /// The Host of a configuration (API keys read from the environment).
 pub fn host_of(config: Config) -> Result<Host, String> {
-    Host::new(config).map_err(|e| e.to_string())
+    promptforge_shipped::host(config).map_err(|e| e.to_string())
 }

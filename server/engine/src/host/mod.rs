@@ -4,6 +4,7 @@
 pub mod config;
 pub mod config_keys;
 pub mod discovery;
+pub mod extensions;
 pub mod layers;
 pub mod trust;
 
@@ -14,18 +15,16 @@ use std::time::Duration;
 
 pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind};
 pub use discovery::{Discovery, Found, Loaded};
+pub use extensions::{Extensions, ProviderFactory};
 pub use trust::{Part, TrustNeed, TrustPolicy};
 
 use crate::harness::{Harness, Services};
 use crate::input::InputBroker;
 use crate::messages;
 use crate::models::echo::EchoProvider;
-use crate::models::providers::anthropic::AnthropicProvider;
-use crate::models::providers::openai::OpenAiProvider;
-use crate::models::providers::ProviderSettings;
 use crate::models::script::ScriptProvider;
 use crate::models::withheld::WithheldProvider;
-use crate::models::ModelProvider;
+use crate::models::{ModelProvider, ProviderSettings};
 use crate::plugins::mcp::McpPlugin;
 use crate::plugins::web::WebPlugin;
 
@@ -83,19 +82,32 @@ impl std::fmt::Debug for Host {
 }
 
 impl Host {
-    /// A Host from a configuration, reading API keys from the process environment.
+    /// A Host from a configuration, reading API keys from the process environment,
+    /// with no extensions (a model of an unregistered provider kind cannot be used;
+    /// `promptforge_shipped::host` builds one with everything PromptForge ships).
     pub fn new(config: Config) -> Result<Host, ConfigError> {
         Host::with_env(config, &|name| std::env::var(name).ok())
     }
 
-    /// A Host from a configuration, reading API keys through `env`.
+    /// A Host from a configuration, reading API keys through `env`, with no extensions.
     pub fn with_env(
         config: Config,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Host, ConfigError> {
+        Host::with_extensions(config, env, &Extensions::new())
+    }
+
+    /// A Host from a configuration, reading API keys through `env` and building each
+    /// Host model's provider with the factory `extensions` registers for its kind.
+    pub fn with_extensions(
+        config: Config,
+        env: &dyn Fn(&str) -> Option<String>,
+        extensions: &Extensions,
+    ) -> Result<Host, ConfigError> {
         let mut models = BTreeMap::new();
         for (name, model) in &config.models {
-            models.insert(name.clone(), build_model(&config, name, model, env)?);
+            let built = build_model(&config, name, model, env, extensions)?;
+            models.insert(name.clone(), built);
         }
         let mut harness = Harness::new();
         harness.register(Arc::new(WebPlugin::from_config(&config.web, env)));
@@ -277,6 +289,7 @@ fn build_model(
     name: &str,
     model: &ModelConfig,
     env: &dyn Fn(&str) -> Option<String>,
+    extensions: &Extensions,
 ) -> Result<HostModel, ConfigError> {
     let provider_model = model.model.clone().unwrap_or_else(|| name.to_owned());
     if let Some(need) = config.withheld(&trust::Part::Model(name.to_owned())) {
@@ -315,11 +328,10 @@ fn build_model(
             })?;
             Ok(Arc::new(provider))
         }
-        ProviderKind::Openai => api_key.map(|api_key| {
-            Arc::new(OpenAiProvider::new(settings(api_key))) as Arc<dyn ModelProvider>
-        }),
-        ProviderKind::Anthropic => api_key.map(|api_key| {
-            Arc::new(AnthropicProvider::new(settings(api_key))) as Arc<dyn ModelProvider>
+        kind @ (ProviderKind::Openai | ProviderKind::Anthropic) => api_key.and_then(|api_key| {
+            extensions
+                .build_provider(kind, settings(api_key))
+                .ok_or_else(|| messages::provider_unavailable(name, kind.as_str()))
         }),
     };
     Ok(HostModel {
@@ -334,16 +346,76 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn host(text: &str, env: &[(&str, &str)]) -> Host {
+    type Built = Arc<std::sync::Mutex<Vec<ProviderSettings>>>;
+
+    /// A Host whose `openai` and `anthropic` factories record the settings they get
+    /// and build `echo` (the HTTP providers live in `promptforge-providers`).
+    fn host_with(text: &str, env: &[(&str, &str)], extensions: Extensions) -> Host {
         let config = Config::parse(text, Path::new("promptforge.toml")).unwrap();
         let env: Vec<(String, String)> = env
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        Host::with_env(config, &|name| {
-            env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-        })
+        Host::with_extensions(
+            config,
+            &|name| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
+            &extensions,
+        )
         .unwrap()
+    }
+
+    fn recording() -> (Extensions, Built) {
+        let built = Built::default();
+        let mut extensions = Extensions::new();
+        for kind in [ProviderKind::Openai, ProviderKind::Anthropic] {
+            let built = built.clone();
+            extensions.register_provider(kind, move |settings| {
+                built.lock().unwrap().push(settings);
+                Arc::new(EchoProvider) as Arc<dyn ModelProvider>
+            });
+        }
+        (extensions, built)
+    }
+
+    fn host(text: &str, env: &[(&str, &str)]) -> Host {
+        host_with(text, env, recording().0)
+    }
+
+    #[test]
+    fn providers_are_built_by_the_factory_registered_for_their_kind() {
+        let text = "[model.local]\nprovider = \"openai\"\nmodel = \"qwen\"\nbase_url = \"http://127.0.0.1:9/v1\"\ntimeout_s = 5\nretries = 0\n[model.claude]\nprovider = \"anthropic\"\napi_key_env = \"KEY_X\"\n";
+        let (extensions, built) = recording();
+        let host = host_with(text, &[("KEY_X", "sk")], extensions);
+        let mut built = built.lock().unwrap().clone();
+        built.sort_by(|a, b| a.host_model.cmp(&b.host_model));
+        assert_eq!(
+            built,
+            [
+                ProviderSettings {
+                    base_url: None,
+                    model: "claude".into(),
+                    api_key: Some("sk".into()),
+                    timeout: Duration::from_secs(DEFAULT_TIMEOUT_S),
+                    retries: DEFAULT_RETRIES,
+                    host_model: "claude".into(),
+                },
+                ProviderSettings {
+                    base_url: Some("http://127.0.0.1:9/v1".into()),
+                    model: "qwen".into(),
+                    api_key: None,
+                    timeout: Duration::from_secs(5),
+                    retries: 0,
+                    host_model: "local".into(),
+                },
+            ]
+        );
+        assert!(host.resolve("w", Some("local")).is_ok());
+
+        let bare = host_with(text, &[("KEY_X", "sk")], Extensions::new());
+        assert_eq!(
+            bare.resolve("w", Some("local")).unwrap_err(),
+            "the Host model \"local\" uses the provider \"openai\", which this build of PromptForge does not include"
+        );
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 pub mod echo;
 pub mod provider;
-pub mod providers;
 pub mod script;
+pub mod settings;
 pub mod withheld;
 
 pub use provider::{
     ChatMessage, ModelError, ModelProvider, ModelReply, ModelRequest, Role, ToolCall, ToolSpec,
 };
+pub use settings::ProviderSettings;

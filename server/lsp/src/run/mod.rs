@@ -123,7 +123,7 @@ pub fn host_for(path: &Path, policy: &TrustPolicy) -> Result<Host, String> {
         .load(policy)
         .map_err(|e| e.to_string())?
         .trusted_config()?;
-    Host::new(config).map_err(|e| e.to_string())
+    promptforge_shipped::host(config).map_err(|e| e.to_string())
 }
 
 /// The runs of a session as its end sees them: one token that cancels them all,

@@ -16,9 +16,9 @@ use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
 use tokio_util::sync::CancellationToken;
 
-use super::failure::Failure;
-use super::sse::{SseEvent, SseParser};
-use crate::models::provider::{ModelError, ModelReply};
+use crate::failure::Failure;
+use crate::sse::{SseEvent, SseParser};
+use promptforge_engine::models::{ModelError, ModelReply};
 
 /// The first backoff; each retry doubles it.
 const BACKOFF_BASE: Duration = Duration::from_millis(250);
@@ -78,7 +78,7 @@ impl Transport {
             .use_rustls_tls()
             .user_agent(concat!("promptforge/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| super::failure::one_line(&e.to_string()));
+            .map_err(|e| crate::failure::one_line(&e.to_string()));
         let secret = secret.filter(|s| !s.is_empty());
         Transport {
             client,

@@ -6,8 +6,8 @@ mod wire;
 
 use std::time::{Duration, Instant};
 
-use promptforge_engine::models::providers::anthropic::AnthropicProvider;
-use promptforge_engine::models::providers::ProviderSettings;
+use promptforge_providers::anthropic::AnthropicProvider;
+use promptforge_engine::models::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };

@@ -7,11 +7,11 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::failure::Failure;
-use super::retry::{Decoder, Flow, Transport};
-use super::sse::SseEvent;
-use super::ProviderSettings;
-use crate::models::provider::{
+use crate::failure::Failure;
+use crate::retry::{Decoder, Flow, Transport};
+use crate::sse::SseEvent;
+use promptforge_engine::models::ProviderSettings;
+use promptforge_engine::models::{
     ChatMessage, ModelError, ModelProvider, ModelReply, ModelRequest, Role, ToolCall,
 };
 

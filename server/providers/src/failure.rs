@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 
-use crate::messages;
-use crate::models::provider::ModelError;
+use promptforge_engine::messages;
+use promptforge_engine::models::ModelError;
 
 /// The longest server message kept in a cause, in characters.
 const SERVER_MESSAGE_CHARS: usize = 200;
