@@ -217,9 +217,9 @@ impl Catalogs {
             eprintln!("promptforge: {skipped}");
         }
         let loaded = load_found(found.clone(), &self.trust.policy());
-        let host = loaded
-            .map_err(|e| e.to_string())
-            .and_then(|loaded| promptforge_shipped::host(loaded.withheld).map_err(|e| e.to_string()));
+        let host = loaded.map_err(|e| e.to_string()).and_then(|loaded| {
+            promptforge_shipped::host(loaded.withheld).map_err(|e| e.to_string())
+        });
         let entry = Arc::new(HostEntry {
             host: host.map(Arc::new),
             config: found.top().map(Path::to_path_buf),

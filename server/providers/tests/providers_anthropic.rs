@@ -6,12 +6,12 @@ mod wire;
 
 use std::time::{Duration, Instant};
 
-use promptforge_providers::anthropic::AnthropicProvider;
 use promptforge_engine::models::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };
 use promptforge_engine::testing::http::{refusing_url, Reply, Server};
+use promptforge_providers::anthropic::AnthropicProvider;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use wire::{error_body, event, message_start, text_block, text_stream, tool_stream};

@@ -6,12 +6,12 @@ mod wire;
 
 use std::time::{Duration, Instant};
 
-use promptforge_providers::openai::OpenAiProvider;
 use promptforge_engine::models::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelProvider, ModelRequest, Role, ToolCall, ToolSpec,
 };
 use promptforge_engine::testing::http::{refusing_url, Reply, Server};
+use promptforge_providers::openai::OpenAiProvider;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 use wire::{chunk, text_stream, tool_call_stream};
