@@ -15,7 +15,16 @@
 //!   scratch folder (trusted, with no user configuration) and its stdout, then
 //!   its stderr, must be the block's text.
 //!
-//! A prompt, configuration or test-file block without a `file:` marker fails.
+//! - `<!-- lua in: NAME.md -->` before a `lua` block: the snippet becomes a
+//!   section at the end of the prompt NAME.md that an earlier `file:` block of
+//!   the page wrote (or of a minimal prompt when there is none), which must
+//!   then pass `check` with no output.
+//! - `<!-- illustrative: WHY -->`: the block is not run (a shell command that
+//!   installs or builds, a signature, an excerpt); WHY says why, and is required.
+//! - `<!-- checked by: TEST.rs -->`: another test of `tests/tests` holds the
+//!   block (the generated reference pages).
+//!
+//! Every fenced block has a marker; one without fails.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -39,6 +48,18 @@ enum Marker {
     },
     Run {
         args: Vec<String>,
+    },
+    /// `<!-- lua in: NAME.md -->`: a Lua snippet checked as a section of a prompt.
+    LuaIn {
+        name: String,
+    },
+    /// `<!-- illustrative: WHY -->`: not run, for the reason given.
+    Illustrative {
+        why: String,
+    },
+    /// `<!-- checked by: TEST.rs -->`: another test holds the block.
+    CheckedBy {
+        test: String,
     },
 }
 
@@ -98,6 +119,21 @@ fn marker(line: &str) -> Option<Marker> {
     if let Some(path) = inner.strip_prefix("example:") {
         return Some(Marker::Example {
             path: path.trim().to_owned(),
+        });
+    }
+    if let Some(name) = inner.strip_prefix("lua in:") {
+        return Some(Marker::LuaIn {
+            name: name.trim().to_owned(),
+        });
+    }
+    if let Some(why) = inner.strip_prefix("illustrative:") {
+        return Some(Marker::Illustrative {
+            why: why.trim().to_owned(),
+        });
+    }
+    if let Some(test) = inner.strip_prefix("checked by:") {
+        return Some(Marker::CheckedBy {
+            test: test.trim().to_owned(),
         });
     }
     let args = inner.strip_prefix("run:")?;
@@ -200,6 +236,10 @@ fn promptforge(dir: &Path, args: &[String]) -> (Option<i32>, String) {
     (output.status.code(), text)
 }
 
+/// The prompt a `lua in:` snippet joins when the page wrote none of that name.
+const MINIMAL_PROMPT: &str =
+    "---\nname: snippet\ndescription: A snippet of the book\npromptforge: 0\n---\n\n# Snippet\n";
+
 /// `text` with every duration a command prints (`(7 ms)`) as `(N ms)`: the
 /// book shows one run's, the test gets another's.
 fn without_times(text: &str) -> String {
@@ -289,19 +329,45 @@ fn check_page(page: &Path, text: &str) -> Vec<String> {
                     ));
                 }
             }
-            None => {
-                let untested = match language {
-                    "markdown" | "md" => block.content.starts_with("---\n"),
-                    "toml" => true,
-                    "yaml" | "yml" => block.content.contains("cases:"),
-                    _ => false,
-                };
-                if untested {
+            Some(Marker::LuaIn { name }) => {
+                if language != "lua" {
+                    problems.push(format!("{place}: `lua in:` marks a {language} block"));
+                    continue;
+                }
+                let path = dir.join(name);
+                let prompt =
+                    fs::read_to_string(&path).unwrap_or_else(|_| MINIMAL_PROMPT.to_owned());
+                let snippet = format!("{prompt}\n## Snippet\n\n```lua\n{}```\n", block.content);
+                let snippet_name = format!("snippet-{}", block.line);
+                let snippet_path = dir.join(format!("{snippet_name}.md"));
+                fs::write(&snippet_path, snippet).expect("the snippet's prompt is written");
+                let (code, output) =
+                    promptforge(dir, &["check".into(), format!("{snippet_name}.md")]);
+                if code != Some(0) || !output.is_empty() {
                     problems.push(format!(
-                        "{place}: a {language} block with no <!-- file: NAME --> marker is not tested"
+                        "{place}: the snippet does not pass as a section of {name}:\n{output}"
+                    ));
+                }
+                let _ = fs::remove_file(snippet_path);
+            }
+            Some(Marker::Illustrative { why }) => {
+                if why.is_empty() {
+                    problems.push(format!(
+                        "{place}: `illustrative:` says why the block is not run"
                     ));
                 }
             }
+            Some(Marker::CheckedBy { test }) => {
+                if !workspace_root().join("tests/tests").join(test).is_file() {
+                    problems.push(format!(
+                        "{place}: no test tests/tests/{test} holds the block"
+                    ));
+                }
+            }
+            None => problems.push(format!(
+                "{place}: a {language} block with no marker (file:, run:, example:, lua in:, \
+                 illustrative: or checked by:) is not tested"
+            )),
         }
     }
     problems
@@ -384,6 +450,24 @@ fn the_markers_are_read_as_written() {
                 "The quick".into(),
                 "fox".into()
             ]
+        })
+    );
+    assert_eq!(
+        marker("<!-- lua in: envelope.md -->"),
+        Some(Marker::LuaIn {
+            name: "envelope.md".into()
+        })
+    );
+    assert_eq!(
+        marker("<!-- illustrative: a synopsis -->"),
+        Some(Marker::Illustrative {
+            why: "a synopsis".into()
+        })
+    );
+    assert_eq!(
+        marker("<!-- checked by: book_reference.rs -->"),
+        Some(Marker::CheckedBy {
+            test: "book_reference.rs".into()
         })
     );
     assert_eq!(marker("<!-- a comment -->"), None);

@@ -273,7 +273,7 @@ fn cli_markdown() -> String {
     help_sections(&mut Vec::new(), &mut sections);
     for (title, help) in sections {
         page.push_str(&format!(
-            "\n## {title}\n\n```text\n{}\n```\n",
+            "\n## {title}\n\n<!-- checked by: book_reference.rs -->\n```text\n{}\n```\n",
             help.trim_end()
         ));
     }

@@ -232,7 +232,10 @@ pub fn markdown() -> String {
         for entry in API.iter().filter(|e| (group.holds)(e.name)) {
             page.push_str(&format!("\n### {}\n\n", entry.name));
             if entry.function {
-                page.push_str(&format!("```lua\n{}\n```\n\n", entry.signature));
+                page.push_str(&format!(
+                    "<!-- illustrative: a signature, not a program -->\n```lua\n{}\n```\n\n",
+                    entry.signature
+                ));
             }
             page.push_str(entry.doc);
             page.push('\n');
