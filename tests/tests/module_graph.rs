@@ -47,9 +47,11 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     crates.sort();
     assert!(crates.len() >= 5, "only {} crates found", crates.len());
     let mut problems = String::new();
+    let mut all_modules = 0;
     for dir in &crates {
+        // A crate of one file (`lib.rs` alone) has no module to circle.
         let (modules, edges) = graph(&dir.join("src"));
-        assert!(!modules.is_empty(), "{} has no modules", dir.display());
+        all_modules += modules.len();
         let across: Vec<Edge> = edges
             .into_iter()
             .filter(|e| !nested(&e.from, &e.to))
@@ -59,6 +61,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
             let _ = writeln!(problems, "{}:\n{found}", dir.display());
         }
     }
+    assert!(all_modules > 100, "only {all_modules} modules found");
     assert!(problems.is_empty(), "import cycles:\n{problems}");
 }
 
