@@ -1,20 +1,16 @@
 //! No crate's modules import each other in a circle. For each crate under
 //! `server/`, the graph of its file modules (`promptforge_tests::module_graph`)
-//! is read from its sources; a module and its own submodules may name each
-//! other (a parent declares and re-exports its children, a child uses its
-//! parent's items), any other circle fails with the imports that close it.
+//! is read from its sources and looked at one level at a time
+//! (`between_siblings`): a module and its own submodules may name each other (a
+//! parent declares and re-exports its children, a child uses its parent's
+//! items), but sibling modules, with everything inside them, form no circle;
+//! one fails with the imports that close it.
 
 use std::fmt::Write as _;
 use std::fs;
 
-use promptforge_tests::module_graph::{circles, graph, Edge};
+use promptforge_tests::module_graph::{between_siblings, circles, graph, Edge};
 use promptforge_tests::workspace_root;
-
-/// True when one of the two modules is the other or lies inside it.
-fn nested(a: &str, b: &str) -> bool {
-    let inside = |inner: &str, outer: &str| inner.starts_with(&format!("{outer}::"));
-    a == b || inside(a, b) || inside(b, a)
-}
 
 /// The circles of one crate's graph, described with the imports that make them.
 fn report(edges: &[Edge]) -> String {
@@ -35,6 +31,22 @@ fn report(edges: &[Edge]) -> String {
     out
 }
 
+/// Circles between sibling subtrees that were there when the test learned to see
+/// them (issue 25, item 3), by crate folder and members: debt to pay down, not
+/// to add to. A circle not listed fails, and so does a listed one that is no
+/// longer found exactly (broken or grown), so the list only shrinks.
+const KNOWN_CIRCLES: &[(&str, &str)] = &[
+    (
+        "engine",
+        "harness, host, plugins, prepare, requirements, run, store, testing",
+    ),
+    ("engine", "run::context, run::patterns, run::vm"),
+    (
+        "syntax",
+        "body, diagnostic, document, frontmatter, items, messages, test_file",
+    ),
+];
+
 #[test]
 fn no_crate_has_an_import_cycle_between_its_modules() {
     let server = workspace_root().join("server");
@@ -47,21 +59,45 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     crates.sort();
     assert!(crates.len() >= 5, "only {} crates found", crates.len());
     let mut problems = String::new();
-    let mut all_modules = 0;
+    let mut known_found = Vec::new();
     for dir in &crates {
-        // A crate of one file (`lib.rs` alone) has no module to circle.
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let (modules, edges) = graph(&dir.join("src"));
-        all_modules += modules.len();
-        let across: Vec<Edge> = edges
-            .into_iter()
-            .filter(|e| !nested(&e.from, &e.to))
+        assert!(!modules.is_empty(), "{} has no modules", dir.display());
+        let lifted = between_siblings(&edges);
+        let new: Vec<Edge> = lifted
+            .iter()
+            .filter(|edge| {
+                let circle = circles(&lifted).into_iter().find(|(members, _)| {
+                    members.contains(&edge.from) && members.contains(&edge.to)
+                });
+                match circle {
+                    Some((members, _)) => {
+                        let members = members.join(", ");
+                        let known = KNOWN_CIRCLES.contains(&(name, members.as_str()));
+                        if known {
+                            known_found.push((name.to_owned(), members));
+                        }
+                        !known
+                    }
+                    None => true,
+                }
+            })
+            .cloned()
             .collect();
-        let found = report(&across);
+        let found = report(&new);
         if !found.is_empty() {
             let _ = writeln!(problems, "{}:\n{found}", dir.display());
         }
     }
-    assert!(all_modules > 100, "only {all_modules} modules found");
+    for (name, members) in KNOWN_CIRCLES {
+        if !known_found.iter().any(|(n, m)| n == name && m == members) {
+            let _ = writeln!(
+                problems,
+                "server/{name}: the known circle {members} is gone or changed: update KNOWN_CIRCLES"
+            );
+        }
+    }
     assert!(problems.is_empty(), "import cycles:\n{problems}");
 }
 
@@ -79,15 +115,37 @@ fn a_circle_through_siblings_is_found_and_one_through_a_parent_is_not() {
         edge("features", "features::hover"),
         edge("features::hover", "features"),
     ];
-    let across: Vec<Edge> = edges
-        .iter()
-        .filter(|e| !nested(&e.from, &e.to))
-        .cloned()
-        .collect();
-    let found = report(&across);
+    let found = report(&between_siblings(&edges));
     assert!(
         found.contains("a circle of 3: documents, snapshot, test_files"),
         "{found}"
     );
     assert!(!found.contains("features"), "{found}");
+}
+
+#[test]
+fn a_circle_through_the_insides_of_siblings_is_found() {
+    let edge = |from: &str, to: &str, at: &str| Edge {
+        from: from.to_owned(),
+        to: to.to_owned(),
+        at: at.to_owned(),
+    };
+    // No two files name each other, but `features` and `run` do.
+    let edges = [
+        edge("features::execute_command", "run::prompt", "a.rs:1"),
+        edge("run::prompt", "publisher", "b.rs:2"),
+        edge("publisher", "features::diagnostics", "c.rs:3"),
+        edge("features::hover", "features::lua_context", "d.rs:4"),
+    ];
+    let found = report(&between_siblings(&edges));
+    assert!(
+        found.contains("a circle of 3: features, publisher, run"),
+        "{found}"
+    );
+    assert!(found.contains("    features -> run at a.rs:1"), "{found}");
+    assert!(
+        found.contains("    publisher -> features at c.rs:3"),
+        "{found}"
+    );
+    assert!(!found.contains("lua_context"), "{found}");
 }

@@ -191,7 +191,7 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     let Some((analysis, model)) = analyse(&text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
-            reason: INTERNAL_ERROR.to_owned(),
+            reason: crate::problem::INTERNAL_ERROR.to_owned(),
         });
     };
     let view = match preparer.view(target, &analysis) {
@@ -213,13 +213,10 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
         Some(loaded) => FileOutcome::Checked(loaded.problems),
         None => FileOutcome::Failed(PathError {
             path: target.display.clone(),
-            reason: INTERNAL_ERROR.to_owned(),
+            reason: crate::problem::INTERNAL_ERROR.to_owned(),
         }),
     }
 }
-
-/// Why a file could not be checked when its parser panicked.
-pub const INTERNAL_ERROR: &str = "internal error: the parser failed on this file; please report it";
 
 /// The analysis and the semantic model of one prompt's text; None if the parser
 /// panicked (a bug, reported as such instead of aborting the whole check).

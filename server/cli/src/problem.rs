@@ -6,6 +6,9 @@ use std::ops::Range;
 use promptforge_engine::RunError;
 use promptforge_syntax::{ColumnUnit, Diagnostic, LineCol, LineIndex, Severity};
 
+/// Why a file could not be checked when its parser panicked.
+pub const INTERNAL_ERROR: &str = "internal error: the parser failed on this file; please report it";
+
 /// Where a problem (or a place related to it) is, in every unit a format needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {

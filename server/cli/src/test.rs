@@ -142,7 +142,7 @@ fn read(target: &Target) -> Result<Loaded, PathError> {
     }
     let text = files::read_text(&target.path).map_err(fail)?;
     load::load(&target.path, &target.display, text)
-        .ok_or_else(|| fail(crate::check::INTERNAL_ERROR.to_owned()))
+        .ok_or_else(|| fail(crate::problem::INTERNAL_ERROR.to_owned()))
 }
 
 /// The files and cases to run: the selection is made over every case of every file

@@ -10,9 +10,11 @@
 //! - [`api_reference`]: the Lua API's signatures and reference text;
 //! - [`catalog`]: the Hosts of the documents' configurations and their Plugins' tools;
 //! - [`fault`]: fault injection for the protocol tests (with the `fault-injection` feature);
-//! - [`features`]: one module per protocol feature;
+//! - [`diagnostics`]: a snapshot's diagnostics in the protocol's terms, for the publisher and the code actions;
+//! - [`features`]: one module per protocol request;
 //! - [`publisher`]: computing and publishing diagnostics, also outside a handler;
 //! - [`run`]: running prompts and their tests from the editor (`editor.md` §2);
+//! - [`run_failures`]: the failures of runs and test cases, shown in place until the next edit;
 //! - [`test_files`]: prompt test files (`*.test.yaml`) and the prompts they test;
 //! - [`server`]: the handlers;
 //! - [`session_end`]: `shutdown` and `exit`, for the exit status.
@@ -22,6 +24,7 @@
 pub mod api_reference;
 pub mod catalog;
 pub mod client_request;
+pub mod diagnostics;
 pub mod documents;
 pub mod encoding;
 pub mod fault;
@@ -30,6 +33,7 @@ mod panics;
 pub mod publisher;
 mod relay;
 pub mod run;
+pub mod run_failures;
 pub mod server;
 pub mod session_end;
 pub mod snapshot;

@@ -12,8 +12,7 @@ use promptforge_engine::requirements::CatalogView;
 
 use crate::catalog::Catalogs;
 use crate::documents::Documents;
-use crate::features;
-use crate::run::failures::RunFailures;
+use crate::run_failures::RunFailures;
 use crate::snapshot::Snapshot;
 
 /// What publishing needs, shared by the server and its background tasks.
@@ -68,10 +67,10 @@ impl Publisher {
         let documents = Arc::clone(&self.documents);
         let computed = tokio::task::spawn_blocking(move || {
             if work.is_test_file {
-                return features::diagnostics::test_file_diagnostics(&work, &documents);
+                return crate::diagnostics::test_file_diagnostics(&work, &documents);
             }
             let catalog = catalog_view(&catalogs, &work);
-            features::diagnostics::diagnostics(&work, &catalog)
+            crate::diagnostics::diagnostics(&work, &catalog)
         })
         .await;
         let mut diagnostics = match computed {

@@ -234,8 +234,8 @@ impl LanguageServer for Server {
         let book = params
             .initialization_options
             .as_ref()
-            .and_then(|o| o.get(features::diagnostics::BOOK_URL_OPTION));
-        if let Some(Err(why)) = book.map(features::diagnostics::set_book_url) {
+            .and_then(|o| o.get(crate::diagnostics::BOOK_URL_OPTION));
+        if let Some(Err(why)) = book.map(crate::diagnostics::set_book_url) {
             self.log(MessageType::WARNING, why).await;
         }
         if let Some(ms) = timeout {

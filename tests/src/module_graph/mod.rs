@@ -9,6 +9,32 @@ mod scan;
 
 pub use scan::{edges_of, graph, Edge, Module};
 
+/// The graph seen one level at a time: each import between two modules neither
+/// of which holds the other becomes one between the two children of their
+/// closest common parent that hold them (`features::execute_command` naming
+/// `run::prompt` is `features` naming `run`), keeping where it was written; an
+/// import between a module and one inside it is dropped (a parent declares and
+/// re-exports its children, a child uses its parent's items). Siblings whose
+/// subtrees import each other in a circle then show as a circle here, even when
+/// no two files do.
+pub fn between_siblings(edges: &[Edge]) -> Vec<Edge> {
+    let mut lifted = Vec::new();
+    for edge in edges {
+        let from: Vec<&str> = edge.from.split("::").collect();
+        let to: Vec<&str> = edge.to.split("::").collect();
+        let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        if common == from.len() || common == to.len() {
+            continue;
+        }
+        lifted.push(Edge {
+            from: from[..=common].join("::"),
+            to: to[..=common].join("::"),
+            at: edge.at.clone(),
+        });
+    }
+    lifted
+}
+
 /// The graph's circles: each strongly connected component of two or more modules
 /// (its modules, sorted) with one shortest cycle through its first module.
 pub fn circles(edges: &[Edge]) -> Vec<(Vec<String>, Vec<String>)> {

@@ -26,11 +26,11 @@ pub fn code_actions(
     let positions = snapshot.positions();
     let wanted = positions.byte_range(range);
     let mut actions = Vec::new();
-    for diagnostic in super::diagnostics::found(snapshot, view).iter() {
+    for diagnostic in crate::diagnostics::found(snapshot, view).iter() {
         if !overlaps(&diagnostic.range, &wanted) {
             continue;
         }
-        let published = super::diagnostics::render(snapshot, diagnostic);
+        let published = crate::diagnostics::render(snapshot, diagnostic);
         for fix in &diagnostic.fixes {
             let edits = fix
                 .edits

@@ -5,7 +5,6 @@ pub mod code_actions;
 pub mod code_lens;
 pub mod completion;
 pub mod definition;
-pub mod diagnostics;
 pub mod document_symbols;
 pub mod execute_command;
 pub mod folding;

@@ -20,7 +20,6 @@
 
 pub mod ask;
 pub mod events;
-pub mod failures;
 pub mod gate;
 pub mod progress;
 pub mod prompt;

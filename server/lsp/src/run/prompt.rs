@@ -12,9 +12,9 @@ use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Range
 
 use crate::run::ask::EditorInput;
 use crate::run::events::{millis, LspEvents};
-use crate::run::failures::{FailureKey, RUN_SOURCE};
 use crate::run::protocol::RunEvent;
 use crate::run::{host_for, Runner, Source};
+use crate::run_failures::{FailureKey, RUN_SOURCE};
 use crate::snapshot::Snapshot;
 
 /// What `promptforge.run` was asked to run.

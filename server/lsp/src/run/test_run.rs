@@ -21,10 +21,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::run::events::{millis, LspEvents};
-use crate::run::failures::{FailureKey, CASE_FAILED, TEST_SOURCE};
 use crate::run::prompt::{failure_diagnostic, line_range};
 use crate::run::protocol::RunEvent;
 use crate::run::{host_for, Runner, Source};
+use crate::run_failures::{FailureKey, CASE_FAILED, TEST_SOURCE};
 use crate::test_files;
 
 /// The `failed` kind of a `case` that the test file does not hold.
