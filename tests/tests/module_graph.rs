@@ -60,10 +60,12 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     assert!(crates.len() >= 5, "only {} crates found", crates.len());
     let mut problems = String::new();
     let mut known_found = Vec::new();
+    let mut seen = 0;
     for dir in &crates {
         let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let (modules, edges) = graph(&dir.join("src"));
-        assert!(!modules.is_empty(), "{} has no modules", dir.display());
+        // A crate that is only its root file has no graph.
+        seen += modules.len();
         let lifted = between_siblings(&edges);
         let new: Vec<Edge> = lifted
             .iter()
@@ -90,6 +92,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
             let _ = writeln!(problems, "{}:\n{found}", dir.display());
         }
     }
+    assert!(seen >= 50, "only {seen} modules found under server/");
     for (name, members) in KNOWN_CIRCLES {
         if !known_found.iter().any(|(n, m)| n == name && m == members) {
             let _ = writeln!(
