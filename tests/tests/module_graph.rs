@@ -92,7 +92,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
             let _ = writeln!(problems, "{}:\n{found}", dir.display());
         }
     }
-    assert!(seen >= 50, "only {seen} modules found under server/");
+    assert!(seen > 100, "only {seen} modules found under server/");
     for (name, members) in KNOWN_CIRCLES {
         if !known_found.iter().any(|(n, m)| n == name && m == members) {
             let _ = writeln!(
