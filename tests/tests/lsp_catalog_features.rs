@@ -189,6 +189,14 @@ fn a_changed_promptforge_toml_is_read_again() {
         unmet[0]["message"],
         "the catalog has no tool promptforge/web/search, so the slot \"find\" stays unbound; did you mean promptforge/web/fetch?"
     );
+    // The registration is sent from `initialized`, which runs beside didOpen: it
+    // may come after the first diagnostics.
+    let registers = |c: &LspClient| {
+        c.server_requests
+            .iter()
+            .any(|r| r["method"] == "client/registerCapability")
+    };
+    client.pump_until(registers);
     let registration = client
         .server_requests
         .iter()
