@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
 
 use crate::encoding::{PositionEncoding, Positions};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{served_as_prompt, Snapshot};
 use promptforge_analysis::FactsCache;
 
 /// How many documents keep their parse, snapshot and facts between requests: the
@@ -146,6 +146,15 @@ impl OpenDocuments {
             }
         }
     }
+}
+
+/// What a document was when it closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    /// It was served as a prompt.
+    pub is_prompt: bool,
+    /// It was a prompt test file.
+    pub is_test_file: bool,
 }
 
 /// A change for a document that is not open.
@@ -284,10 +293,8 @@ impl Documents {
         document.version = version;
         document.encoding = encoding;
         document.text = hot.parsed.shared_text();
-        let Some(Hot { parsed, facts, .. }) = &document.hot else {
-            unreachable!("the document is hot");
-        };
-        let snapshot = document.snapshot_of(uri, parsed, facts, abandon);
+        let hot = document.hot.as_ref().expect("use_hot parses the document");
+        let snapshot = document.snapshot_of(uri, &hot.parsed, &hot.facts, abandon);
         document.stays_prompt |= snapshot.is_prompt;
         let hot = document.hot.as_mut().expect("the document is hot");
         let older = std::mem::replace(&mut hot.snapshot, Arc::clone(&snapshot));
@@ -298,12 +305,27 @@ impl Documents {
         })
     }
 
-    /// Closes a document; its last snapshot (abandoned) when it was open.
-    pub fn close(&self, uri: &Url) -> Option<Arc<Snapshot>> {
+    /// Closes a document: what it was, when it was open. Its snapshot, if it
+    /// had one, is abandoned; a document outside the hot set is not parsed for
+    /// this (its last snapshot's answer is in `stays_prompt`).
+    pub fn close(&self, uri: &Url) -> Option<Closed> {
         let closed = self.lock().by_uri.remove(uri)?;
-        let snapshot = closed.transient_snapshot(uri, self.abandon_token());
-        snapshot.abandon();
-        Some(snapshot)
+        Some(match closed.hot {
+            Some(hot) => {
+                hot.snapshot.abandon();
+                Closed {
+                    is_prompt: hot.snapshot.is_prompt,
+                    is_test_file: hot.snapshot.is_test_file,
+                }
+            }
+            None => {
+                let is_test_file = crate::test_uris::is_test_uri(uri);
+                Closed {
+                    is_prompt: served_as_prompt(is_test_file, false, closed.stays_prompt),
+                    is_test_file,
+                }
+            }
+        })
     }
 
     /// The latest snapshot of a document (it joins the hot set).
@@ -503,6 +525,28 @@ mod tests {
         }
         assert!(documents.lock().by_uri[&untitled].hot.is_none());
         assert!(documents.snapshot(&untitled).expect("open").is_prompt);
+        // A cold document closes with what its last snapshot said, unparsed.
+        let tests = Url::parse("file:///p0.test.yaml").expect("a URI");
+        documents.open(tests.clone(), "yaml", "cases: []\n".into(), 1, encoding);
+        for n in 0..HOT_DOCUMENTS {
+            documents.snapshot(&uri(n));
+        }
+        let cold = |uri: &Url| documents.lock().by_uri[uri].hot.is_none();
+        assert!(cold(&untitled) && cold(&tests) && cold(&uri(HOT_DOCUMENTS + 2)));
+        let closed = |is_prompt, is_test_file| {
+            Some(Closed {
+                is_prompt,
+                is_test_file,
+            })
+        };
+        assert_eq!(documents.close(&untitled), closed(true, false));
+        assert_eq!(documents.close(&tests), closed(false, true));
+        assert_eq!(
+            documents.close(&uri(HOT_DOCUMENTS + 2)),
+            closed(true, false)
+        );
+        assert_eq!(documents.close(&uri(0)), closed(true, false));
+        assert_eq!(documents.close(&uri(0)), None);
     }
 
     #[test]

@@ -11,6 +11,12 @@ use promptforge_analysis::{FactsCache, Model};
 use promptforge_engine::requirements::CatalogView;
 use promptforge_syntax::Diagnostic;
 
+/// Whether a document is served as a prompt (`editor.md` §1): never a test
+/// file; else when its text is a prompt, or it stays one while open.
+pub fn served_as_prompt(is_test_file: bool, text_is_prompt: bool, stays_prompt: bool) -> bool {
+    !is_test_file && (text_is_prompt || stays_prompt)
+}
+
 /// One version of one document, never changed once built.
 #[derive(Debug)]
 pub struct Snapshot {
@@ -64,7 +70,7 @@ impl Snapshot {
         Snapshot {
             uri,
             version,
-            is_prompt: text_is_prompt || (!is_test_file && stays_prompt),
+            is_prompt: served_as_prompt(is_test_file, text_is_prompt, stays_prompt),
             text_is_prompt,
             is_test_file,
             analysis: parsed.shared_analysis(),

@@ -78,18 +78,26 @@ pub struct Loaded {
 /// Reads the test file at `uri` whose text is `text`.
 pub fn load(documents: &Documents, uri: &Url, text: &str) -> Loaded {
     let (file, mut problems) = test_file::parse(text);
-    let prompt = match prompt_of(documents, &path_of(uri), &file) {
-        Ok((path, prompt_text)) => {
-            // An open prompt's analysis is its snapshot's (same text); a closed
-            // one's is made here.
-            let open = Url::from_file_path(&path)
-                .ok()
-                .and_then(|prompt| documents.snapshot(&prompt))
-                .filter(|snapshot| *snapshot.text == prompt_text);
-            let analysis = match open {
-                Some(snapshot) => Arc::clone(&snapshot.analysis),
-                None => Arc::new(promptforge_syntax::parse(&prompt_text)),
-            };
+    let test_path = path_of(uri);
+    // An open prompt gives its text and its snapshot's analysis; a closed one
+    // is read and parsed here.
+    let path = test_file::prompt_path(&test_path, &file);
+    let open = Url::from_file_path(&path)
+        .ok()
+        .and_then(|prompt| documents.snapshot(&prompt));
+    let read = match open {
+        Some(snapshot) => Ok((
+            path,
+            snapshot.text.as_str().to_owned(),
+            Arc::clone(&snapshot.analysis),
+        )),
+        None => prompt_of(documents, &test_path, &file).map(|(path, prompt_text)| {
+            let analysis = Arc::new(promptforge_syntax::parse(&prompt_text));
+            (path, prompt_text, analysis)
+        }),
+    };
+    let prompt = match read {
+        Ok((path, prompt_text, analysis)) => {
             problems.extend(promptforge_analysis::test_file::diagnostics(
                 &file,
                 Some(&analysis),
