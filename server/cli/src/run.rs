@@ -132,6 +132,7 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         seed,
         cancel: cancel.clone(),
         debugger: None,
+        trace: false,
     };
     let outcome = runtime.block_on(async {
         tokio::spawn(cancel_on_ctrl_c(cancel));

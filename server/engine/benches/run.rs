@@ -131,6 +131,8 @@ fn bare_vm(c: &mut Criterion) {
         events: Arc::new(NoEvents),
         tools: Default::default(),
         debugger: None,
+        trace: None,
+        trace_root: None,
     });
     let chain = Arc::new(Chain::main(String::new(), CancellationToken::new()));
     c.bench_function("one VM with the whole Lua API", |b| {
@@ -142,6 +144,7 @@ fn bare_vm(c: &mut Criterion) {
                 heading: "A".into(),
                 control: control.clone(),
                 state: Mutex::new(SectionState::default()),
+                trace_span: None,
             });
             let lua = new_lua(&control).expect("a VM");
             promptforge_engine::run::api::install_base(&lua, &ctx).expect("the API");

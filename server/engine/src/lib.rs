@@ -16,6 +16,7 @@ pub mod run;
 pub mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod trace;
 pub mod user_file;
 
 pub use error::{EngineError, ErrorKind, Position, RunError, RunErrorKind};

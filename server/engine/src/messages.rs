@@ -420,3 +420,11 @@ pub fn task_target_not_allowed(target: &str, allowed: &[String]) -> String {
 pub fn no_such_task(id: &str) -> String {
     format!("no task has the id \"{id}\"")
 }
+
+/// A trace's word for a local handler that raised an error (the value itself
+/// stays with the script).
+pub const HANDLER_RAISED: &str = "the handler raised an error";
+
+/// A trace's word for a tool call that a cancellation or a run error ended
+/// before the tool answered.
+pub const CALL_CUT_SHORT: &str = "the call ended before the tool answered";

@@ -14,6 +14,7 @@ use promptforge_engine::models::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelError, ModelProvider, ModelReply, ModelRequest, Role, ToolCall,
 };
+use promptforge_engine::trace::{address_without_credentials, Usage, WireRequest};
 
 /// The public endpoint, used when the configuration gives no base URL.
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -85,6 +86,13 @@ impl ModelProvider for AnthropicProvider {
         self.transport
             .send(&self.url, self.headers(), body, new_decoder, cancel)
             .await
+    }
+
+    fn wire_request(&self, request: &ModelRequest) -> Option<WireRequest> {
+        Some(WireRequest {
+            url: address_without_credentials(&self.url),
+            body: request_body(request.model_or(&self.model), request),
+        })
     }
 }
 
@@ -198,6 +206,11 @@ struct EventDecoder<'a> {
     blocks: BTreeMap<u64, Block>,
     /// True once `message_stop` came.
     stopped: bool,
+    /// `stop_reason`, from `message_delta` (or a whole message).
+    stop_reason: Option<String>,
+    /// The input tokens from `message_start` and the output tokens from the last
+    /// `message_delta`, when the server sent them.
+    usage: Option<Usage>,
 }
 
 impl<'a> EventDecoder<'a> {
@@ -207,6 +220,22 @@ impl<'a> EventDecoder<'a> {
             secret,
             blocks: BTreeMap::new(),
             stopped: false,
+            stop_reason: None,
+            usage: None,
+        }
+    }
+
+    /// Takes the counts of a `usage` object: a count it holds replaces the one
+    /// kept (`message_delta` repeats the total of output tokens so far).
+    fn count(&mut self, usage: Option<&Value>) {
+        let Some(usage) = usage else { return };
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+        let kept = self.usage.get_or_insert_default();
+        if let Some(input) = count("input_tokens") {
+            kept.input_tokens = input;
+        }
+        if let Some(output) = count("output_tokens") {
+            kept.output_tokens = output;
         }
     }
 
@@ -275,6 +304,13 @@ impl Decoder for EventDecoder<'_> {
         match kind {
             "content_block_start" => self.start(index()?, &data["content_block"])?,
             "content_block_delta" => self.delta(index()?, &data["delta"])?,
+            "message_start" => self.count(data.pointer("/message/usage")),
+            "message_delta" => {
+                self.count(data.get("usage"));
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(reason.to_owned());
+                }
+            }
             "message_stop" => {
                 self.stopped = true;
                 return Ok(Flow::Done);
@@ -295,7 +331,7 @@ impl Decoder for EventDecoder<'_> {
                     self.secret,
                 ));
             }
-            // message_start, content_block_stop, message_delta, ping, and any new event.
+            // content_block_stop, ping, and any new event.
             _ => {}
         }
         Ok(Flow::More)
@@ -306,8 +342,9 @@ impl Decoder for EventDecoder<'_> {
             return Err(Failure::malformed("the stream ended before message_stop"));
         }
         let mut reply = ModelReply {
-            content: String::new(),
-            tool_calls: Vec::new(),
+            usage: self.usage,
+            finish_reason: self.stop_reason,
+            ..ModelReply::default()
         };
         for block in self.blocks.into_values() {
             match block {
@@ -345,6 +382,8 @@ impl Decoder for EventDecoder<'_> {
         for (index, block) in blocks.iter().enumerate() {
             self.start(index as u64, block)?;
         }
+        self.count(message.get("usage"));
+        self.stop_reason = (message.get("stop_reason").and_then(Value::as_str)).map(str::to_owned);
         self.stopped = true;
         self.end()
     }

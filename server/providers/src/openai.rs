@@ -17,6 +17,7 @@ use promptforge_engine::models::ProviderSettings;
 use promptforge_engine::models::{
     ChatMessage, ModelError, ModelProvider, ModelReply, ModelRequest, Role, ToolCall,
 };
+use promptforge_engine::trace::{address_without_credentials, Usage, WireRequest};
 
 /// The base URL when the configuration gives none.
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -81,10 +82,18 @@ impl ModelProvider for OpenAiProvider {
             .send(&self.url, self.headers(), body, new_decoder, cancel)
             .await
     }
+
+    fn wire_request(&self, request: &ModelRequest) -> Option<WireRequest> {
+        Some(WireRequest {
+            url: address_without_credentials(&self.url),
+            body: request_body(request.model_or(&self.model), request),
+        })
+    }
 }
 
-/// The JSON body of a round: `model`, `messages`, `stream`, then `tools` (only when
-/// the round offers some), `temperature` and `max_tokens` when set.
+/// The JSON body of a round: `model`, `messages`, `stream`, `stream_options` (asking
+/// for the usage in the last chunk), then `tools` (only when the round offers some),
+/// `temperature` and `max_tokens` when set.
 pub(crate) fn request_body(model: &str, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
@@ -93,6 +102,7 @@ pub(crate) fn request_body(model: &str, request: &ModelRequest) -> Value {
         Value::Array(request.messages.iter().map(message).collect()),
     );
     body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({ "include_usage": true }));
     if !request.tools.is_empty() {
         let tools = request.tools.iter().map(|tool| {
             json!({
@@ -153,7 +163,29 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<ChunkChoice>,
     #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
     error: Option<Value>,
+}
+
+/// The token counts a server reports (in the last chunk when asked for, or in a
+/// whole reply).
+#[derive(Debug, Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+impl WireUsage {
+    fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.prompt_tokens,
+            output_tokens: self.completion_tokens,
+            estimated: false,
+        }
+    }
 }
 
 /// A choice of a chunk; only choice 0 is read.
@@ -215,6 +247,10 @@ struct ChunkDecoder<'a> {
     calls: BTreeMap<u64, PartialCall>,
     /// True once a choice had a `finish_reason`.
     finished: bool,
+    /// The `finish_reason` of choice 0.
+    finish_reason: Option<String>,
+    /// The usage the server reported.
+    usage: Option<Usage>,
     /// True once `[DONE]` came.
     done: bool,
 }
@@ -277,11 +313,17 @@ impl Decoder for ChunkDecoder<'_> {
                 self.secret,
             ));
         }
+        if let Some(usage) = &chunk.usage {
+            self.usage = Some(usage.usage());
+        }
         for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
             if let Some(delta) = choice.delta {
                 self.delta(delta);
             }
-            self.finished |= choice.finish_reason.is_some();
+            if choice.finish_reason.is_some() {
+                self.finished = true;
+                self.finish_reason = choice.finish_reason;
+            }
         }
         Ok(Flow::More)
     }
@@ -312,6 +354,8 @@ impl Decoder for ChunkDecoder<'_> {
         Ok(ModelReply {
             content: self.content,
             tool_calls,
+            usage: self.usage,
+            finish_reason: self.finish_reason,
         })
     }
 
@@ -325,6 +369,12 @@ impl Decoder for ChunkDecoder<'_> {
             .map_err(|e| Failure::malformed(format!("choices[0].message: {e}")))?;
         self.delta(delta);
         self.done = true;
+        let usage = reply.get("usage").map(WireUsage::deserialize);
+        self.usage = usage.and_then(Result::ok).map(|u| u.usage());
+        self.finish_reason = reply
+            .pointer("/choices/0/finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         self.end()
     }
 }

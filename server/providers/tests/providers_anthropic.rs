@@ -54,6 +54,14 @@ async fn streamed_text_reply() {
         .unwrap();
     assert_eq!(reply.content, "Bonjour, le \"monde\" ✓ — fin.");
     assert!(reply.tool_calls.is_empty());
+    let usage = reply
+        .usage
+        .expect("message_start and message_delta carry the usage");
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.estimated),
+        (472, 89, false)
+    );
+    assert_eq!(reply.finish_reason.as_deref(), Some("end_turn"));
 }
 
 #[tokio::test]
@@ -172,6 +180,9 @@ async fn request_body_and_headers() {
         "temperature": 0.5,
     });
     assert_eq!(sent.json(), expected);
+    let wire = provider(&server, 0).wire_request(&request).unwrap();
+    assert_eq!(wire.body, sent.json(), "the trace's body is the body sent");
+    assert_eq!(wire.url, format!("{}/v1/messages", server.url()));
 }
 
 #[tokio::test]

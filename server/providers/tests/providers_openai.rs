@@ -165,11 +165,41 @@ async fn request_body_and_headers() {
             { "role": "user", "content": "Thanks" },
         ],
         "stream": true,
+        "stream_options": { "include_usage": true },
         "tools": [{ "type": "function", "function": { "name": "weather", "description": "Current weather", "parameters": schema } }],
         "temperature": 0.2,
         "max_tokens": 256,
     });
     assert_eq!(sent.json(), expected);
+    let wire = provider(&server, 0).wire_request(&request).unwrap();
+    assert_eq!(wire.body, sent.json(), "the trace's body is the body sent");
+    assert_eq!(wire.url, format!("{}/v1/chat/completions", server.url()));
+}
+
+#[tokio::test]
+async fn usage_and_finish_reason_come_back_with_the_reply() {
+    let server = Server::start(vec![Reply::sse(&text_stream())]).await;
+    let reply = provider(&server, 0)
+        .complete(&ask("Salut"), &CancellationToken::new())
+        .await
+        .unwrap();
+    let usage = reply.usage.expect("the usage chunk is read");
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.estimated),
+        (31, 12, false)
+    );
+    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+}
+
+#[test]
+fn the_traced_address_has_no_credentials() {
+    let mut settings = settings("http://user:secret@127.0.0.1:9", 0, Duration::from_secs(1));
+    settings.base_url = Some("http://user:secret@127.0.0.1:9/v1?key=sk-query".into());
+    let wire = OpenAiProvider::new(settings)
+        .wire_request(&ask("x"))
+        .unwrap();
+    assert_eq!(wire.url, "http://127.0.0.1:9/v1");
+    assert!(!wire.body.to_string().contains(KEY));
 }
 
 #[tokio::test]
@@ -187,7 +217,10 @@ async fn no_tools_key_without_tools_and_no_auth_without_key() {
     assert_eq!(sent.header("authorization"), None);
     assert_eq!(
         sent.json(),
-        json!({ "model": "qwen2.5-7b-instruct", "messages": [{ "role": "user", "content": "Hi" }], "stream": true })
+        json!({
+            "model": "qwen2.5-7b-instruct", "messages": [{ "role": "user", "content": "Hi" }],
+            "stream": true, "stream_options": { "include_usage": true },
+        })
     );
 }
 

@@ -124,6 +124,7 @@ pub async fn run(
         seed: launch.seed,
         cancel,
         debugger,
+        trace: false,
     };
     let outcome = run_text(&text, Arc::new(host), Arc::new(store), options, events).await;
     let (category, text, status) = match (&outcome.error, &outcome.result) {

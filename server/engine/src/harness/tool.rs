@@ -61,6 +61,16 @@ pub enum Trust {
     Untrusted,
 }
 
+impl Trust {
+    /// `trusted` or `untrusted`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::Trusted => "trusted",
+            Trust::Untrusted => "untrusted",
+        }
+    }
+}
+
 /// How a script call receives a tool's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputKind {

@@ -131,6 +131,9 @@ pub struct Limits {
     pub store_bytes: u64,
     /// How many files the in-memory store may hold.
     pub store_files: u64,
+    /// A run's trace, in bytes (host memory): each span counts its JSON text and
+    /// [`crate::trace::SPAN_OVERHEAD`]; past it, spans are dropped and counted.
+    pub trace_bytes: u64,
 }
 
 impl Default for Limits {
@@ -144,6 +147,7 @@ impl Default for Limits {
             log_bytes: 16 * 1024 * 1024,
             store_bytes: 256 * 1024 * 1024,
             store_files: 100_000,
+            trace_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -262,6 +266,7 @@ store_files = 4
                 log_bytes: 2000,
                 store_bytes: 3000,
                 store_files: 4,
+                trace_bytes: Limits::default().trace_bytes,
             }
         );
         assert_eq!(config.base_dir(), PathBuf::from("conf"));

@@ -113,6 +113,7 @@ pub const KEYS: &[ConfigKey] = &[
     key(Table::Limits, "log_bytes", "integer", limit_default!("log_bytes"), "the run log (each line counts 64 bytes more)", "65536"),
     key(Table::Limits, "store_bytes", "integer", limit_default!("store_bytes"), "what the in-memory store holds", "1048576"),
     key(Table::Limits, "store_files", "integer", limit_default!("store_files"), "files in the in-memory store", "100"),
+    key(Table::Limits, "trace_bytes", "integer", limit_default!("trace_bytes"), "a run's trace (each span counts 256 bytes more); past it, spans are dropped", "1048576"),
 ];
 
 impl KeyDefault {

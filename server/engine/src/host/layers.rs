@@ -49,7 +49,7 @@ struct WebFile {
 }
 
 /// The `[limits]` keys, in the order of `host.md`.
-pub(super) const LIMIT_KEYS: [&str; 8] = [
+pub(super) const LIMIT_KEYS: [&str; 9] = [
     "lua_memory_mib",
     "lua_instructions",
     "call_depth",
@@ -58,6 +58,7 @@ pub(super) const LIMIT_KEYS: [&str; 8] = [
     "log_bytes",
     "store_bytes",
     "store_files",
+    "trace_bytes",
 ];
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -382,6 +383,7 @@ pub(super) fn limit(limits: &Limits, key: &str) -> u64 {
         "log_bytes" => limits.log_bytes,
         "store_bytes" => limits.store_bytes,
         "store_files" => limits.store_files,
+        "trace_bytes" => limits.trace_bytes,
         _ => 0,
     }
 }
@@ -397,6 +399,7 @@ fn set_limit(limits: &mut Limits, key: &str, value: u64) {
         "log_bytes" => limits.log_bytes = value,
         "store_bytes" => limits.store_bytes = value,
         "store_files" => limits.store_files = value,
+        "trace_bytes" => limits.trace_bytes = value,
         _ => {}
     }
 }

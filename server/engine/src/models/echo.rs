@@ -34,6 +34,7 @@ impl ModelProvider for EchoProvider {
         Ok(ModelReply {
             content,
             tool_calls: Vec::new(),
+            ..ModelReply::default()
         })
     }
 }

@@ -3,6 +3,8 @@
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
+use crate::trace::{Reply, Usage, WireRequest};
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -93,7 +95,58 @@ pub struct ModelRequest {
     pub max_tokens: Option<u64>,
 }
 
+impl ToolCall {
+    /// The call as a trace shows it: `id`, `name`, `arguments` (the text).
+    pub fn as_json(&self) -> serde_json::Value {
+        serde_json::json!({ "id": self.id, "name": self.name, "arguments": self.arguments })
+    }
+}
+
+impl ChatMessage {
+    /// The message as a trace shows it: `role`, `content`, and `toolCalls`,
+    /// `toolCallId`, `name` when it has them.
+    pub fn as_json(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        out.insert("role".into(), self.role.as_str().into());
+        out.insert("content".into(), self.content.clone().into());
+        if !self.tool_calls.is_empty() {
+            let calls = self.tool_calls.iter().map(ToolCall::as_json).collect();
+            out.insert("toolCalls".into(), serde_json::Value::Array(calls));
+        }
+        if let Some(id) = &self.tool_call_id {
+            out.insert("toolCallId".into(), id.clone().into());
+        }
+        if let Some(name) = &self.name {
+            out.insert("name".into(), name.clone().into());
+        }
+        serde_json::Value::Object(out)
+    }
+}
+
 impl ModelRequest {
+    /// The request as a trace shows it, whatever the provider: `model`,
+    /// `messages`, `tools` (name, description, parameters), and `temperature`
+    /// and `maxTokens` when set.
+    pub fn as_json(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        out.insert("model".into(), self.model.clone().into());
+        let messages = self.messages.iter().map(ChatMessage::as_json).collect();
+        out.insert("messages".into(), serde_json::Value::Array(messages));
+        let tools = self.tools.iter().map(|tool| {
+            serde_json::json!({
+                "name": tool.name, "description": tool.description, "parameters": tool.parameters,
+            })
+        });
+        out.insert("tools".into(), serde_json::Value::Array(tools.collect()));
+        if let Some(temperature) = self.temperature {
+            out.insert("temperature".into(), temperature.into());
+        }
+        if let Some(max_tokens) = self.max_tokens {
+            out.insert("maxTokens".into(), max_tokens.into());
+        }
+        serde_json::Value::Object(out)
+    }
+
     /// The model name to send: the request's, or `fallback` when the request names none.
     pub fn model_or<'a>(&'a self, fallback: &'a str) -> &'a str {
         if self.model.is_empty() {
@@ -105,12 +158,36 @@ impl ModelRequest {
 }
 
 /// One round's reply: text, or tool calls (with possibly some text).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModelReply {
     /// The reply text (`""` when the model only called tools).
     pub content: String,
     /// The calls, in the order the model issued them; empty for a final text reply.
     pub tool_calls: Vec<ToolCall>,
+    /// The tokens the provider reported for the round, when it reported them.
+    pub usage: Option<Usage>,
+    /// Why the model stopped, as the provider said it, when it said.
+    pub finish_reason: Option<String>,
+}
+
+impl ModelReply {
+    /// The reply as a trace keeps it.
+    pub fn as_trace(&self) -> Reply {
+        Reply {
+            content: self.content.clone(),
+            tool_calls: self.tool_calls.iter().map(ToolCall::as_json).collect(),
+            finish_reason: self.finish_reason.clone(),
+        }
+    }
+
+    /// A reply of text and calls, with no usage or finish reason.
+    pub fn new(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        ModelReply {
+            content: content.into(),
+            tool_calls,
+            ..ModelReply::default()
+        }
+    }
 }
 
 /// A model call that failed after the provider's retries: one line naming the Host
@@ -168,4 +245,11 @@ pub trait ModelProvider: Send + Sync {
         request: &ModelRequest,
         cancel: &CancellationToken,
     ) -> Result<ModelReply, ModelError>;
+
+    /// The request as [`ModelProvider::complete`] would put it on the wire, for
+    /// the run's trace: its address without credentials and its body. None for a
+    /// provider that sends nothing over a network (the default).
+    fn wire_request(&self, _request: &ModelRequest) -> Option<WireRequest> {
+        None
+    }
 }

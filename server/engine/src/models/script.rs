@@ -135,6 +135,7 @@ impl ModelProvider for ScriptProvider {
             Some(Round::Text(text)) => ModelReply {
                 content: text.clone(),
                 tool_calls: Vec::new(),
+                ..ModelReply::default()
             },
             Some(Round::Calls(calls)) => ModelReply {
                 content: String::new(),
@@ -147,6 +148,7 @@ impl ModelProvider for ScriptProvider {
                         arguments: call.arguments.clone(),
                     })
                     .collect(),
+                ..ModelReply::default()
             },
             None => return Err(ended()),
         })

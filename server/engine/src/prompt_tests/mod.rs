@@ -131,6 +131,7 @@ pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptio
         seed: Some(seed),
         cancel: stop,
         debugger: None,
+        trace: false,
     };
     let outcome = run_text(
         prompt,

@@ -19,6 +19,7 @@ use crate::run::vm::{
     frames_for_chain, inside_pcall, lazy_function, suspending_call, usage_error, Abort,
 };
 use crate::run::walk::chain_from;
+use crate::trace::{OpenSpan, SpanKind};
 
 fn target_arg(function: &str, value: &Value) -> mlua::Result<String> {
     match value {
@@ -130,6 +131,9 @@ pub(crate) fn deeper_chain(
                 ctx.run.limits.call_depth,
             ))));
     }
+    let trace_span = ctx.run.open_span(ctx.trace_span, None, || SpanKind::Chain {
+        kind: kind.describe(),
+    });
     Ok(Arc::new(Chain {
         depth,
         args: new.args,
@@ -138,6 +142,11 @@ pub(crate) fn deeper_chain(
         races: new.races,
         cancel: new.cancel,
         debug: chain_debug(ctx, origin, kind),
+        trace_parent: trace_span
+            .as_ref()
+            .and_then(OpenSpan::id)
+            .or(ctx.trace_span),
+        trace_span,
     }))
 }
 

@@ -7,11 +7,12 @@ use mlua::{Lua, Value};
 
 use crate::error::{EngineError, ErrorKind};
 use crate::messages;
-use crate::models::{ChatMessage, ModelReply, ModelRequest, Role, ToolSpec};
+use crate::models::{ChatMessage, ModelError, ModelReply, ModelRequest, Role, ToolSpec};
 use crate::prepare::ModelLabel;
 use crate::run::context::{Globals, LiveConversation, SectionCtx};
 use crate::run::tools::{dispatch, scope};
 use crate::run::vm::{suspending_call, usage_error};
+use crate::trace::{Round, SpanKind};
 
 /// Shows a conversation in the debugger's Run scope while it lives (only when a
 /// debugger is attached).
@@ -87,6 +88,7 @@ async fn round(
     label: &ModelLabel,
     messages: Vec<ChatMessage>,
     tools: Vec<ToolSpec>,
+    line: Option<u32>,
 ) -> mlua::Result<ModelReply> {
     ctx.with_state(|s| s.first_call = true);
     if let Some(notice) = ctx.run.host.take_echo_notice() {
@@ -100,7 +102,7 @@ async fn round(
                 .raise(EngineError::new(ErrorKind::Model, message.clone())))
         }
     };
-    ctx.run.count_round(&label.label);
+    let index = ctx.run.count_round(&label.label);
     let request = ModelRequest {
         model: label.model.provider_model.clone(),
         messages,
@@ -108,43 +110,66 @@ async fn round(
         temperature: label.temperature,
         max_tokens: label.max_tokens,
     };
+    let span = ctx.run.open_span(ctx.trace_span, line, || {
+        SpanKind::Round(Box::new(Round {
+            label: label.label.clone(),
+            host_model: label.model.name.clone(),
+            provider: provider.kind().to_owned(),
+            model: request.model.clone(),
+            index,
+            request: request.as_json(),
+            wire: provider.wire_request(&request),
+            reply: None,
+            usage: None,
+        }))
+    });
     let cancel = ctx.control.cancel().clone();
     let reply = tokio::select! {
         reply = provider.complete(&request, &cancel) => reply,
-        () = cancel.cancelled() => return Err(ctx.control.raise(EngineError::cancelled())),
+        () = cancel.cancelled() => Err(ModelError::cancelled()),
     };
-    match reply {
+    let reply = match reply {
         Ok(reply) => Ok(reply),
-        Err(error) if error.cancelled => Err(ctx.control.raise(EngineError::cancelled())),
+        Err(error) if error.cancelled => Err(EngineError::cancelled()),
         Err(error) => {
             let message = if error.names_model {
                 error.message
             } else {
                 messages::model_failure(&label.model.name, &error.message)
             };
-            Err(ctx
-                .control
-                .raise(EngineError::new(ErrorKind::Model, message)))
+            Err(EngineError::new(ErrorKind::Model, message))
         }
+    };
+    if let Some(span) = span {
+        let failure = reply.as_ref().err().map(|error| error.message.clone());
+        span.finish(failure, |kind| {
+            if let (SpanKind::Round(round), Ok(reply)) = (kind, &reply) {
+                round.reply = Some(reply.as_trace());
+                round.usage = reply.usage;
+            }
+        });
     }
+    reply.map_err(|error| ctx.control.raise(error))
 }
 
-/// `infer`: one round without tools; returns the reply text.
+/// `infer` (made at prompt line `line`, when known): one round without tools;
+/// returns the reply text.
 pub async fn infer(
     lua: &Lua,
     ctx: &SectionCtx,
     label: &str,
     messages: Vec<ChatMessage>,
+    line: Option<u32>,
 ) -> mlua::Result<String> {
     let label = declared_label(ctx, label).map_err(usage_error)?;
     let records = Arc::new(Mutex::new(messages.clone()));
     let _shown = Shown::start(ctx, &records);
     suspending_call(lua, &ctx.control, "models.infer")?;
-    let reply = round(ctx, &label, messages, Vec::new()).await?;
+    let reply = round(ctx, &label, messages, Vec::new(), line).await?;
     Ok(reply.content)
 }
 
-/// `loop`: rounds with the section's scope until the model replies with text; the
+/// `loop` (made at prompt line `line`, when known): rounds with the section's scope until the model replies with text; the
 /// records are appended to `list`; returns the reply text, or Err(value) when a
 /// local tool's handler raised `value` (raised again at the `models.loop` call).
 /// `globals` are those of the chains the model's `task` calls start.
@@ -154,6 +179,7 @@ pub async fn run_loop(
     label: &str,
     list: Arc<Mutex<Vec<ChatMessage>>>,
     globals: Globals,
+    line: Option<u32>,
 ) -> mlua::Result<Result<String, Value>> {
     let label = declared_label(ctx, label).map_err(usage_error)?;
     let _shown = Shown::start(ctx, &list);
@@ -169,7 +195,7 @@ pub async fn run_loop(
         rounds += 1;
         let offered = offered_tools(ctx)?;
         let snapshot = list.lock().map(|l| l.clone()).unwrap_or_default();
-        let reply = round(ctx, &label, snapshot, offered.clone()).await?;
+        let reply = round(ctx, &label, snapshot, offered.clone(), line).await?;
         if reply.tool_calls.is_empty() {
             if let Ok(mut list) = list.lock() {
                 list.push(ChatMessage::text(Role::Assistant, reply.content.clone()));

@@ -32,6 +32,7 @@ use crate::prepare::{prepare, Prepared};
 use crate::run::context::{Chain, RunShared};
 use crate::run::identity::RunIdentity;
 use crate::store::{Store, StoreLimits};
+use crate::trace::{OpenSpan, SpanKind, Trace, TraceRecorder};
 
 /// What a run is given besides the prompt.
 #[derive(Debug, Clone, Default)]
@@ -44,6 +45,8 @@ pub struct RunOptions {
     pub cancel: CancellationToken,
     /// A debugger to attach (`promptforge dap`); None costs nothing.
     pub debugger: Option<Arc<Debugger>>,
+    /// Records the run's trace ([`Outcome::trace`]); off costs nothing.
+    pub trace: bool,
 }
 
 /// How a run ended.
@@ -63,6 +66,8 @@ pub struct Outcome {
     pub rounds: u64,
     /// How long the run took.
     pub duration: Duration,
+    /// The run's trace, when [`RunOptions::trace`] asked for one.
+    pub trace: Option<Trace>,
 }
 
 impl Outcome {
@@ -75,6 +80,7 @@ impl Outcome {
             notices: Vec::new(),
             rounds: 0,
             duration: started.elapsed(),
+            trace: None,
         }
     }
 }
@@ -96,8 +102,17 @@ pub async fn run(
         Ok(identity) => identity,
         Err(message) => return Outcome::refused(RunError::internal(message), Vec::new(), started),
     };
+    let limits = host.limits();
+    let recorder = options
+        .trace
+        .then(|| TraceRecorder::new(&identity.run_id, limits.trace_bytes));
+    let title = || SpanKind::Run {
+        title: (prepared.document.title.as_ref()).map_or_else(String::new, |t| t.text.clone()),
+        result: None,
+    };
+    let run_span = recorder.as_ref().map(|r| r.open(None, None, title()));
     let shared = Arc::new(RunShared {
-        limits: host.limits(),
+        limits,
         prepared,
         host,
         store,
@@ -111,6 +126,8 @@ pub async fn run(
         events,
         tools: Default::default(),
         debugger: options.debugger.clone(),
+        trace: recorder.clone(),
+        trace_root: run_span.as_ref().and_then(OpenSpan::id),
     });
     shared.store.set_limits(StoreLimits {
         bytes: shared.limits.store_bytes,
@@ -118,13 +135,15 @@ pub async fn run(
     });
     for line in shared.prepared.log.clone() {
         // Prepare's lines are few and short; past the limit they are dropped.
-        let _ = shared.log_line(line);
+        let _ = shared.log_line(shared.trace_root, line);
     }
-    let chain = Arc::new(Chain::main_debugged(
+    let mut chain = Chain::main_debugged(
         options.args,
         options.cancel.child_token(),
         options.debugger.as_ref(),
-    ));
+    );
+    chain.trace_parent = shared.trace_root;
+    let chain = Arc::new(chain);
     let outcome = if options.cancel.is_cancelled() {
         Err(RunError::cancelled())
     } else {
@@ -138,6 +157,14 @@ pub async fn run(
         Ok(result) => (result, None),
         Err(error) => (None, Some(error)),
     };
+    if let Some(span) = run_span {
+        let failure = error.as_ref().map(|e| e.message.clone());
+        span.finish(failure, |kind| {
+            if let SpanKind::Run { result: slot, .. } = kind {
+                slot.clone_from(&result);
+            }
+        });
+    }
     Outcome {
         result,
         error,
@@ -146,6 +173,7 @@ pub async fn run(
         notices: shared.notices.lock().map(|n| n.clone()).unwrap_or_default(),
         rounds: shared.rounds.load(Ordering::SeqCst),
         duration: started.elapsed(),
+        trace: recorder.map(|r| r.snapshot()),
     }
 }
 

@@ -13,6 +13,8 @@ use crate::run::chain_var;
 use crate::run::context::{Chain, Globals, RunShared, SectionCtx, SectionState};
 use crate::run::location::{children_at, section_at, Located, SectionPath};
 use crate::run::vm::{self, exec_block, BlockFailure, VmControl, VmDebug};
+use crate::trace::{EventKind, OpenSpan, SpanKind};
+use promptforge_syntax::{Body, Document};
 
 /// How one section's run ended.
 #[derive(Debug)]
@@ -50,11 +52,23 @@ pub async fn run_section(
     globals: Globals,
 ) -> Result<SectionOutcome, RunError> {
     let document = run.prepared.document.clone();
-    let (heading, body) = match section_at(&document, &path) {
-        Some(section) => (section.heading.text.clone(), &section.body),
-        None => (String::new(), &document.h1_body),
+    let (heading, body, line) = match section_at(&document, &path) {
+        Some(section) => (
+            section.heading.text.clone(),
+            &section.body,
+            Some(section.heading.line + 1),
+        ),
+        None => (
+            String::new(),
+            &document.h1_body,
+            document.title.as_ref().map(|t| t.line + 1),
+        ),
     };
     run.events.section(&heading);
+    let span = run.open_span(chain.trace_parent, line, || SpanKind::Section {
+        heading: heading.clone(),
+        outcome: None,
+    });
     let debug = chain.debug.as_ref().map(|debug| {
         let thread = &debug.thread;
         let shown = match path.len() {
@@ -84,7 +98,50 @@ pub async fn run_section(
         heading,
         control: control.clone(),
         state: Mutex::new(SectionState::default()),
+        trace_span: span.as_ref().and_then(OpenSpan::id),
     });
+    let outcome = section_body(&ctx, globals, body).await;
+    if let Some(span) = span {
+        end_section_span(&document, span, &outcome);
+    }
+    outcome
+}
+
+/// Ends a section's span with how the section ended (a jump is an event naming
+/// its target).
+fn end_section_span(
+    document: &Document,
+    span: OpenSpan,
+    outcome: &Result<SectionOutcome, RunError>,
+) {
+    let (word, error) = match outcome {
+        Ok(SectionOutcome::Result(_)) => ("result", None),
+        Ok(SectionOutcome::Done) => ("done", None),
+        Ok(SectionOutcome::Jump(target)) => {
+            let mut path = target.parent.clone();
+            path.push(target.index);
+            let heading =
+                section_at(document, &path).map_or_else(String::new, |s| s.heading.text.clone());
+            span.event(EventKind::Jump { target: heading });
+            ("jump", None)
+        }
+        Err(error) => ("error", Some(error.message.clone())),
+    };
+    span.finish(error, |kind| {
+        if let SpanKind::Section { outcome, .. } = kind {
+            *outcome = Some(word.to_owned());
+        }
+    });
+}
+
+/// A section's VM from its creation to its outcome.
+async fn section_body(
+    ctx: &Arc<SectionCtx>,
+    globals: Globals,
+    body: &Body,
+) -> Result<SectionOutcome, RunError> {
+    let document = ctx.run.prepared.document.clone();
+    let control = ctx.control.clone();
     // Tasks still running when the section ends are cancelled.
     let _end_tasks = SectionEnd(ctx.clone());
     let lua = vm::new_lua(&control)
@@ -92,7 +149,7 @@ pub async fn run_section(
     lua.set_app_data(vm::errors::BlockStarts(
         document.lua_blocks.iter().map(|b| b.first_line).collect(),
     ));
-    let installed = globals.install_base(&lua, &ctx);
+    let installed = globals.install_base(&lua, ctx);
     installed.map_err(|e| RunError::internal(format!("the Lua API cannot be installed: {e}")))?;
 
     control
@@ -113,7 +170,7 @@ pub async fn run_section(
         .shared_loading
         .store(false, std::sync::atomic::Ordering::SeqCst);
     globals
-        .install_handles(&lua, &ctx)
+        .install_handles(&lua, ctx)
         .map_err(|e| RunError::internal(format!("the globals cannot be installed: {e}")))?;
 
     let mut outcome = SectionOutcome::Done;
@@ -134,7 +191,7 @@ pub async fn run_section(
             Err(BlockFailure::Error(error)) => return Err(error),
         }
     }
-    chain_var::sync_back(&lua, &ctx)
+    chain_var::sync_back(&lua, ctx)
         .map_err(|message| RunError::new(RunErrorKind::Lua, message))?;
     Ok(outcome)
 }

@@ -133,6 +133,7 @@ pub async fn run_prompt(
         seed: job.seed,
         cancel: cancel.clone(),
         debugger: None,
+        trace: true,
     };
     let prepared = prepare(
         &snapshot.text,

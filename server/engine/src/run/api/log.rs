@@ -18,7 +18,7 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
                 .map(|v| try_describe(lua, v))
                 .collect::<mlua::Result<Vec<String>>>()?;
             ctx.run
-                .log_line(parts.join("\t"))
+                .log_line(ctx.trace_span, parts.join("\t"))
                 .map_err(|error| ctx.control.raise(error))
         })?;
         lua.globals().set(name, function)?;

@@ -11,6 +11,7 @@ use crate::run::api::messages::Conversation;
 use crate::run::context::{Globals, SectionCtx};
 use crate::run::conversation::{self, declared_label, section_label};
 use crate::run::json::type_name;
+use crate::run::vm::errors::caller_line;
 use crate::run::vm::{lazy_function, reraising, usage_error};
 
 /// A model handle: `.name` (the label), `.model` (the Host model), `:infer`, `:loop`
@@ -100,11 +101,12 @@ fn infer_function(
     lua.create_async_function(move |lua, args: mlua::MultiValue| {
         let ctx = ctx.clone();
         let fixed = fixed.clone();
+        let line = traced_line(&lua, &ctx);
         async move {
             let x = subject_arg(args, fixed.is_some());
             let messages = conversation_of(name, &x)?;
             let label = label_of(&ctx, fixed)?;
-            conversation::infer(&lua, &ctx, &label, messages).await
+            conversation::infer(&lua, &ctx, &label, messages, line).await
         }
     })
 }
@@ -119,13 +121,21 @@ fn loop_function(
     let inner = lua.create_async_function(move |lua, args: mlua::MultiValue| {
         let ctx = ctx.clone();
         let fixed = fixed.clone();
+        let line = traced_line(&lua, &ctx);
         async move {
             let x = subject_arg(args, fixed.is_some());
             let list = list_of(name, &x)?;
             let label = label_of(&ctx, fixed)?;
             Ok(
-                match conversation::run_loop(&lua, &ctx, &label, list.records.clone(), globals)
-                    .await?
+                match conversation::run_loop(
+                    &lua,
+                    &ctx,
+                    &label,
+                    list.records.clone(),
+                    globals,
+                    line,
+                )
+                .await?
                 {
                     Ok(text) => (true, Value::String(lua.create_string(&text)?)),
                     // A local tool handler's own error value, raised again here.
@@ -229,4 +239,10 @@ pub fn install_labels(lua: &Lua, ctx: &Arc<SectionCtx>, globals: Globals) -> mlu
         table.set(label.label.as_str(), handle)?;
     }
     Ok(())
+}
+
+/// The prompt line of the Lua call being made, when the run is traced (read while
+/// the calling code is still on the stack, before the call suspends).
+fn traced_line(lua: &Lua, ctx: &SectionCtx) -> Option<u32> {
+    ctx.run.trace.as_ref().and_then(|_| caller_line(lua))
 }

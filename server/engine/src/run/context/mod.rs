@@ -22,6 +22,7 @@ use crate::run::identity::RunIdentity;
 use crate::run::location::SectionPath;
 use crate::run::vm::control::VmControl;
 use crate::store::Store;
+use crate::trace::{EventKind, OpenSpan, SpanId, SpanKind, TraceRecorder};
 use tools::{RunTools, SectionTools};
 
 /// What a run reports while it goes, for a front end's status line and log.
@@ -79,6 +80,10 @@ pub struct RunShared {
     pub tools: RunTools,
     /// The debugger attached to the run, if any.
     pub debugger: Option<Arc<debugger::Debugger>>,
+    /// The run's trace while it is recorded (None: not traced, at no cost).
+    pub trace: Option<Arc<TraceRecorder>>,
+    /// The run's own span in the trace.
+    pub trace_root: Option<SpanId>,
 }
 
 /// What the host keeps for any log line besides its bytes, counted against
@@ -107,7 +112,8 @@ impl RunShared {
     /// Adds a line to the run log; past `[limits] log_bytes` the line is refused
     /// with a `limit` error (each line counts its bytes and
     /// [`LOG_LINE_OVERHEAD`]).
-    pub fn log_line(&self, line: String) -> Result<(), EngineError> {
+    /// The line is an event of span `span` in the run's trace.
+    pub fn log_line(&self, span: Option<SpanId>, line: String) -> Result<(), EngineError> {
         let size = (line.len() as u64).saturating_add(LOG_LINE_OVERHEAD);
         let before = self.log.bytes.fetch_add(size, Ordering::SeqCst);
         if before.saturating_add(size) > self.limits.log_bytes {
@@ -117,24 +123,50 @@ impl RunShared {
             )));
         }
         self.events.log(&line);
+        self.trace_event(span, || EventKind::Log { line: line.clone() });
         if let Ok(mut lines) = self.log.lines.lock() {
             lines.push(line);
         }
         Ok(())
     }
 
+    /// Opens a span under `parent` when the run is traced; `kind` is built only
+    /// then.
+    pub fn open_span(
+        &self,
+        parent: Option<SpanId>,
+        line: Option<u32>,
+        kind: impl FnOnce() -> SpanKind,
+    ) -> Option<OpenSpan> {
+        let recorder = self.trace.as_ref()?;
+        Some(recorder.open(parent, line, kind()))
+    }
+
+    /// Adds an event to span `span` when the run is traced; `kind` is built only
+    /// then.
+    pub fn trace_event(&self, span: Option<SpanId>, kind: impl FnOnce() -> EventKind) {
+        if let Some(recorder) = &self.trace {
+            recorder.event(span, kind());
+        }
+    }
+
     /// Gives a Host notice.
     pub fn notice(&self, text: &str) {
+        self.trace_event(self.trace_root, || EventKind::Notice {
+            text: text.to_owned(),
+        });
         self.events.notice(text);
         if let Ok(mut notices) = self.notices.lock() {
             notices.push(text.to_owned());
         }
     }
 
-    /// Counts a model round and reports it.
-    pub fn count_round(&self, label: &str) {
+    /// Counts a model round and reports it; gives the run's count so far, this
+    /// round included.
+    pub fn count_round(&self, label: &str) -> u64 {
         let round = self.rounds.fetch_add(1, Ordering::SeqCst) + 1;
         self.events.model_round(label, round);
+        round
     }
 }
 
@@ -179,6 +211,11 @@ pub struct Chain {
     pub cancel: CancellationToken,
     /// The chain's registration with the run's debugger, when one is attached.
     pub debug: Option<ChainDebug>,
+    /// The span its sections open under: the chain's own span (the run's for the
+    /// main walk), when the run is traced.
+    pub trace_parent: Option<SpanId>,
+    /// The chain's own span, ended when the chain is dropped.
+    pub trace_span: Option<OpenSpan>,
 }
 
 /// A chain as the run's debugger knows it.
@@ -204,6 +241,8 @@ impl Chain {
             races: Vec::new(),
             cancel,
             debug: None,
+            trace_parent: None,
+            trace_span: None,
         }
     }
 
@@ -273,6 +312,8 @@ pub struct SectionCtx {
     pub control: Arc<VmControl>,
     /// What it selected and did.
     pub state: Mutex<SectionState>,
+    /// Its span in the run's trace, when the run is traced.
+    pub trace_span: Option<SpanId>,
 }
 
 impl SectionCtx {

@@ -19,6 +19,7 @@ use crate::run::tools::schema::check_arguments;
 use crate::run::tools::scope::bound_tool;
 use crate::run::tools::{is_engine_tool, tasks};
 use crate::run::vm::{suspending_call, usage_error};
+use crate::trace::{OpenSpan, SpanKind, ToolCallSpan};
 
 /// What a call made from Lua ends with: `(true, value)` returns the value, `(false,
 /// value)` raises it (a local handler's own error value).
@@ -50,37 +51,108 @@ pub async fn run_bound(
     }))
 }
 
-/// A tool call in flight, reported to the run's events: started when made, and
-/// ended when dropped (failed unless [`InFlight::end`] said otherwise), so a call
-/// that a cancellation or an error cuts short ends too.
+/// A tool call in flight, reported to the run's events and its trace: started
+/// when made, and ended when dropped (failed unless [`InFlight::end`] said
+/// otherwise), so a call that a cancellation or an error cuts short ends too.
 struct InFlight {
     events: Arc<dyn RunEvents>,
     alias: String,
     call_id: String,
     ok: bool,
+    span: Option<OpenSpan>,
+    output: Option<(String, Trust)>,
+    failure: Option<String>,
+}
+
+/// Who made a call, as the trace says it.
+#[derive(Clone, Copy)]
+enum Caller {
+    Model,
+    Script,
 }
 
 impl InFlight {
-    /// Reports the start of a call of `alias` (at `path` for a bound tool).
-    fn start(ctx: &SectionCtx, alias: &str, path: Option<&str>, call_id: String) -> Self {
+    /// Reports the start of a call of `alias` (at `path` for a bound tool) with
+    /// the JSON text `arguments`.
+    fn start(
+        ctx: &SectionCtx,
+        (alias, path): (&str, Option<&str>),
+        call_id: String,
+        caller: Caller,
+        arguments: &str,
+    ) -> Self {
         ctx.run.events.tool_call(alias, path, &call_id);
+        let span = ctx.run.open_span(ctx.trace_span, None, || {
+            SpanKind::ToolCall(Box::new(ToolCallSpan {
+                alias: alias.to_owned(),
+                tool: path.map(str::to_owned),
+                call_id: call_id.clone(),
+                caller: match caller {
+                    Caller::Model => "model",
+                    Caller::Script => "script",
+                }
+                .to_owned(),
+                arguments: arguments.to_owned(),
+                output: None,
+                trust: None,
+            }))
+        });
         InFlight {
             events: ctx.run.events.clone(),
             alias: alias.to_owned(),
             call_id,
             ok: false,
+            span,
+            output: None,
+            failure: None,
         }
     }
 
-    /// Ends the call, succeeded or not.
-    fn end(mut self, ok: bool) {
-        self.ok = ok;
+    /// Ends the call with what the tool gave: its output or its failure.
+    fn end_with(mut self, ran: &Result<ToolOutput, ToolError>) {
+        self.ok = ran.is_ok();
+        if self.span.is_some() {
+            match ran {
+                Ok(output) => self.output = Some((output.text.clone(), output.trust)),
+                Err(failure) => self.failure = Some(failure.message.clone()),
+            }
+        }
+    }
+
+    /// Ends the call with a local handler's text (or its raised error).
+    fn end_handled(mut self, handled: &Result<String, Value>) {
+        self.ok = handled.is_ok();
+        if self.span.is_some() {
+            match handled {
+                Ok(text) => self.output = Some((text.clone(), Trust::Trusted)),
+                Err(_) => self.failure = Some(messages::HANDLER_RAISED.to_owned()),
+            }
+        }
+    }
+
+    /// Ends the call refused for arguments that break the schema.
+    fn end_refused(mut self, message: &str) {
+        if self.span.is_some() {
+            self.failure = Some(message.to_owned());
+        }
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.events.tool_result(&self.alias, &self.call_id, self.ok);
+        if let Some(span) = self.span.take() {
+            let output = self.output.take();
+            let failure = self.failure.take();
+            let failure =
+                failure.or_else(|| (!self.ok).then(|| messages::CALL_CUT_SHORT.to_owned()));
+            span.finish(failure, |kind| {
+                if let (SpanKind::ToolCall(call), Some((text, trust))) = (kind, output) {
+                    call.output = Some(text);
+                    call.trust = Some(trust.as_str().to_owned());
+                }
+            });
+        }
     }
 }
 
@@ -147,9 +219,16 @@ pub async fn script_call(
     }
     if ctx.with_state(|s| s.tools.local(&name).is_some()) {
         count_call(ctx, &name);
-        let call = InFlight::start(ctx, &name, None, ctx.run.tools.next_call_id());
+        let call_id = ctx.run.tools.next_call_id();
+        let call = InFlight::start(
+            ctx,
+            (&name, None),
+            call_id,
+            Caller::Script,
+            &arguments.to_string(),
+        );
         let handled = run_handler(lua, ctx, &name, &arguments).await?;
-        call.end(handled.is_ok());
+        call.end_handled(&handled);
         return Ok(match handled {
             Ok(text) => (true, Value::String(lua.create_string(&text)?)),
             Err(raised) => (false, raised),
@@ -160,9 +239,10 @@ pub async fn script_call(
     };
     count_call(ctx, &name);
     let path = tool.id().as_str();
-    let call = InFlight::start(ctx, &name, Some(path), ctx.run.tools.next_call_id());
-    let ran = run_bound(ctx, &tool, &arguments.to_string()).await?;
-    call.end(ran.is_ok());
+    let (call_id, text) = (ctx.run.tools.next_call_id(), arguments.to_string());
+    let call = InFlight::start(ctx, (&name, Some(path)), call_id, Caller::Script, &text);
+    let ran = run_bound(ctx, &tool, &text).await?;
+    call.end_with(&ran);
     let output = match ran {
         Ok(output) => output,
         Err(failure) => return Err(tool_failure(messages::tool_call_failure(&failure.message))),
@@ -212,33 +292,40 @@ pub async fn model_call(
         call.id.clone()
     };
     if is_engine_tool(name) {
-        let in_flight = InFlight::start(ctx, name, None, call_id);
+        let in_flight = InFlight::start(ctx, (name, None), call_id, Caller::Model, &call.arguments);
         let text = tasks::engine_call(lua, ctx, spec, &call.arguments, globals).await?;
-        in_flight.end(true);
+        in_flight.end_handled(&Ok::<_, Value>(text.clone()));
         return Ok(Ok(text));
     }
     count_call(ctx, name);
     let local = ctx.with_state(|s| s.tools.local(name).is_some());
     let tool = if local { None } else { bound_tool(ctx, name) };
     let path = tool.as_ref().map(|t| t.id().as_str().to_owned());
-    let in_flight = InFlight::start(ctx, name, path.as_deref(), call_id);
+    let in_flight = InFlight::start(
+        ctx,
+        (name, path.as_deref()),
+        call_id,
+        Caller::Model,
+        &call.arguments,
+    );
     let arguments = match check_arguments(&spec.parameters, &call.arguments) {
         Ok(arguments) => arguments,
         Err(reason) => {
             let text = messages::invalid_arguments(name, &reason);
+            in_flight.end_refused(&text);
             return Ok(Ok(ctx.run.identity.envelope(&text)));
         }
     };
     if local {
         let handled = run_handler(lua, ctx, name, &arguments).await?;
-        in_flight.end(handled.is_ok());
+        in_flight.end_handled(&handled);
         return Ok(handled);
     }
     let Some(tool) = tool else {
         return Err(unbound(ctx, name));
     };
     let ran = run_bound(ctx, &tool, &arguments.to_string()).await?;
-    in_flight.end(ran.is_ok());
+    in_flight.end_with(&ran);
     Ok(Ok(match ran {
         Ok(output) => shown(ctx, &output),
         Err(failure) => ctx.run.identity.envelope(&failure.message),

@@ -97,6 +97,23 @@ pub(super) fn in_file_lines(lua: &Lua, message: &str) -> Option<String> {
     Some(format!("line {}: {rest}", first.saturating_add(line)))
 }
 
+/// The prompt file's 1-based line of the innermost prompt-block frame on the
+/// running Lua stack (the line of the call a Rust function serves), when there
+/// is one: a tail call (`return models.loop(m)`) leaves no frame of its caller.
+pub fn caller_line(lua: &Lua) -> Option<u32> {
+    let starts = lua.app_data_ref::<BlockStarts>()?;
+    (0..32).find_map(|level| {
+        lua.inspect_stack(level, |debug| {
+            let source = debug.source().source?;
+            let block = source.strip_prefix("=b")?.parse::<usize>().ok()?;
+            let line = u32::try_from(debug.current_line()?)
+                .ok()
+                .filter(|&l| l > 0)?;
+            Some(starts.0.get(block)?.saturating_add(line))
+        })?
+    })
+}
+
 /// Turns a caught error into what Lua code sees: engine error values keep their
 /// `kind`/`name`, engine string errors become strings, and a position names the
 /// prompt file's line ([`in_file_lines`]).

@@ -45,12 +45,7 @@ pub(super) struct ThreadEntry {
 impl ThreadEntry {
     /// The name the client shows: the kind of chain and its section.
     pub fn name(&self) -> String {
-        let kind = match &self.kind {
-            ChainKind::Walk => "walk".to_owned(),
-            ChainKind::Call => "call".to_owned(),
-            ChainKind::Arm(index) => format!("fanout arm {index}"),
-            ChainKind::Task(id) => format!("task {id}"),
-        };
+        let kind = self.kind.describe();
         if self.section.is_empty() {
             kind
         } else {

@@ -75,6 +75,18 @@ pub enum ChainKind {
     Task(String),
 }
 
+impl ChainKind {
+    /// The chain's kind as people read it: `walk`, `call`, `fanout arm N`, `task ID`.
+    pub fn describe(&self) -> String {
+        match self {
+            ChainKind::Walk => "walk".to_owned(),
+            ChainKind::Call => "call".to_owned(),
+            ChainKind::Arm(index) => format!("fanout arm {index}"),
+            ChainKind::Task(id) => format!("task {id}"),
+        }
+    }
+}
+
 /// Where a frame is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FramePlace {
