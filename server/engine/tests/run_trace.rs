@@ -196,3 +196,24 @@ fn a_trace_past_its_limit_drops_spans_and_the_run_goes_on() {
     assert!(trace.spans.len() < 22);
     assert_eq!(trace.spans.len() as u64 + trace.dropped_spans, 22);
 }
+
+#[test]
+fn an_answer_to_input_ask_is_an_event_of_its_section() {
+    let mut host = promptforge_engine::Host::offline();
+    let answers = promptforge_engine::input::ScriptedInput::new(["Ada".to_owned()]);
+    host.set_input(Some(Arc::new(answers)));
+    let (outcome, trace) = traced(host, &section("return input.ask('name?')"));
+    assert_eq!(result(&outcome).as_deref(), Some("Ada"));
+    let section = trace
+        .spans
+        .iter()
+        .find(|s| s.name() == "section Main")
+        .unwrap();
+    assert_eq!(
+        section.events.iter().map(|e| &e.kind).collect::<Vec<_>>(),
+        [&EventKind::Ask {
+            question: "name?".into(),
+            answer: Some("Ada".into())
+        }]
+    );
+}

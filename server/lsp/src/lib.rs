@@ -93,6 +93,7 @@ where
         server::PROGRESS_CANCEL,
         server::Server::work_done_progress_cancel,
     )
+    .custom_method(run::protocol::TRACE, server::Server::trace)
     .finish();
     let end = Arc::new(SessionEnd::default());
     let service = Watched::new(service, Arc::clone(&end));

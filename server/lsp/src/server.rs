@@ -93,6 +93,17 @@ impl Server {
         }
     }
 
+    /// `promptforge/trace`: the trace of a run the session keeps, or an
+    /// invalid-params error saying it keeps none.
+    pub async fn trace(
+        &self,
+        params: crate::run::protocol::TraceParams,
+    ) -> Result<serde_json::Value> {
+        let kept = self.runner.traces.get(&params.run_id);
+        let trace = kept.and_then(|json| serde_json::from_str(&json).ok());
+        trace.ok_or_else(|| Error::invalid_params(crate::run::traces::no_trace(&params.run_id)))
+    }
+
     /// True when the open document at `uri` is a prompt test file.
     fn is_test_file(&self, uri: &Url) -> bool {
         self.documents.snapshot(uri).is_some_and(|s| s.is_test_file)

@@ -191,8 +191,7 @@ async fn section_body(
             Err(BlockFailure::Error(error)) => return Err(error),
         }
     }
-    chain_var::sync_back(&lua, ctx)
-        .map_err(|message| RunError::new(RunErrorKind::Lua, message))?;
+    chain_var::sync_back(&lua, ctx).map_err(|message| RunError::new(RunErrorKind::Lua, message))?;
     Ok(outcome)
 }
 

@@ -146,6 +146,7 @@ fn refused(kind: &str, message: String) -> Job {
         kind: kind.to_owned(),
         message,
         range: None,
+        trace_id: None,
     })
 }
 

@@ -292,6 +292,7 @@ mod tests {
         events.finish(RunEvent::Finished {
             result: None,
             duration_ms: 0,
+            trace_id: None,
         });
         events.log("dropped");
         let mut kinds = Vec::new();
@@ -315,6 +316,7 @@ mod tests {
         events.finish(RunEvent::Finished {
             result: None,
             duration_ms: 0,
+            trace_id: None,
         });
         let mut all = Vec::new();
         while let Ok(event) = received.try_recv() {
@@ -332,7 +334,8 @@ mod tests {
                 log("d"),
                 RunEvent::Finished {
                     result: None,
-                    duration_ms: 0
+                    duration_ms: 0,
+                    trace_id: None,
                 }
             ]
         );

@@ -26,6 +26,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod runtime;
 pub mod test_run;
+pub mod traces;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -109,6 +110,8 @@ pub struct Runner {
     runtime: runtime::RunRuntime,
     /// What the client said of the workspace's trust.
     pub trust: Arc<crate::trust::SessionTrust>,
+    /// The traces of the last prompt runs.
+    pub traces: traces::Traces,
 }
 
 /// The Host a prompt at `path` runs on, found as `promptforge run` finds it (the
@@ -176,6 +179,7 @@ impl Runner {
             encoding: OnceLock::new(),
             runtime: runtime::RunRuntime::new(),
             trust,
+            traces: traces::Traces::default(),
         }
     }
 
@@ -241,6 +245,7 @@ impl Runner {
                     kind: promptforge_engine::RunErrorKind::Limit.as_str().to_owned(),
                     message: too_many_runs(MAX_RUNS),
                     range: None,
+                    trace_id: None,
                 }),
                 _ => {
                     active.insert(run_id.clone(), cancel.clone());
@@ -315,6 +320,7 @@ impl Runner {
                         .to_owned(),
                     message: format!("internal error: the run panicked: {text}"),
                     range: None,
+                    trace_id: None,
                 }
             }
         };

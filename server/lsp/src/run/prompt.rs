@@ -105,6 +105,7 @@ pub async fn run_prompt(
             kind,
             message,
             range: Some(range),
+            trace_id: None,
         };
     }
     let mut host = match host_for(
@@ -121,6 +122,7 @@ pub async fn run_prompt(
                 .to_owned(),
                 message,
                 range: None,
+                trace_id: None,
             }
         }
     };
@@ -143,22 +145,27 @@ pub async fn run_prompt(
         cancel.clone(),
     )
     .await;
-    let (result, error) = match prepared {
+    let (result, error, trace) = match prepared {
         Ok(prepared) => {
             let outcome = run(Arc::new(prepared), host, store, options, events.clone()).await;
-            (outcome.result, outcome.error)
+            (outcome.result, outcome.error, outcome.trace)
         }
-        Err(error) => (None, Some(error)),
+        Err(error) => (None, Some(error), None),
     };
-    match error {
+    let last = match error {
         None => {
             show(runner, &job.source, None).await;
             RunEvent::Finished {
                 result,
                 duration_ms: millis(started.elapsed()),
+                trace_id: None,
             }
         }
         Some(error) => failed(runner, &job.source, error).await,
+    };
+    match trace {
+        Some(trace) if runner.traces.keep(run_id, &trace) => last.with_trace_id(trace.run_id),
+        _ => last,
     }
 }
 
@@ -177,6 +184,7 @@ async fn failed(runner: &Runner, source: &Source, error: RunError) -> RunEvent {
         kind,
         message: error.message,
         range,
+        trace_id: None,
     }
 }
 

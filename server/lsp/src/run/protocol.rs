@@ -90,6 +90,10 @@ pub enum RunEvent {
         result: Option<String>,
         /// How long the run took.
         duration_ms: u64,
+        /// The id of the run's trace (the engine's run id, which
+        /// `promptforge/trace` also gives), when the server kept one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trace_id: Option<String>,
     },
     /// The run failed; the last event.
     Failed {
@@ -101,10 +105,21 @@ pub enum RunEvent {
         /// Where in the document, when the place is known.
         #[serde(skip_serializing_if = "Option::is_none")]
         range: Option<Range>,
+        /// The id of the run's trace, when the server kept one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trace_id: Option<String>,
     },
 }
 
 impl RunEvent {
+    /// The event with the id of the run's trace, when it is a last event.
+    pub fn with_trace_id(mut self, id: String) -> Self {
+        if let RunEvent::Finished { trace_id, .. } | RunEvent::Failed { trace_id, .. } = &mut self {
+            *trace_id = Some(id);
+        }
+        self
+    }
+
     /// True for the events that end a run.
     pub fn is_last(&self) -> bool {
         matches!(self, RunEvent::Finished { .. } | RunEvent::Failed { .. })
@@ -128,6 +143,19 @@ pub enum RunEventNotification {}
 impl Notification for RunEventNotification {
     type Params = RunEventParams;
     const METHOD: &'static str = "promptforge/runEvent";
+}
+
+/// The request for a run's trace: `{runId}` (the id the run command gave) ->
+/// the trace (`promptforge_engine::trace::Trace` as JSON), or an error when the
+/// server keeps no trace of that run.
+pub const TRACE: &str = "promptforge/trace";
+
+/// The params of `promptforge/trace`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceParams {
+    /// The run, as the run command answered (`run-1`, ...).
+    pub run_id: String,
 }
 
 /// The params of `promptforge/ask`.
@@ -179,6 +207,7 @@ mod tests {
         let finished = RunEvent::Finished {
             result: None,
             duration_ms: 1,
+            trace_id: None,
         };
         assert_eq!(
             serde_json::to_value(&finished).ok(),
@@ -188,6 +217,7 @@ mod tests {
             kind: "Lua".into(),
             message: "boom".into(),
             range: None,
+            trace_id: None,
         };
         assert_eq!(
             serde_json::to_value(&failed).ok(),

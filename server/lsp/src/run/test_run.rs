@@ -68,6 +68,7 @@ pub async fn run_tests(
             kind: problem.code.name().to_owned(),
             message: problem.message.clone(),
             range: Some(snapshot.positions().range(&problem.range)),
+            trace_id: None,
         };
     }
     let Some((prompt_path, prompt_text)) = loaded.prompt else {
@@ -75,6 +76,7 @@ pub async fn run_tests(
             kind: "TestFile".to_owned(),
             message: "the prompt of the test file cannot be read".to_owned(),
             range: None,
+            trace_id: None,
         };
     };
     let all_cases = loaded.file.cases.len();
@@ -95,6 +97,7 @@ pub async fn run_tests(
                 crate::run::prompt::file_name(snapshot)
             ),
             range: None,
+            trace_id: None,
         };
     }
     let host = match host_for(&prompt_path, &runner.trust.policy()) {
@@ -108,6 +111,7 @@ pub async fn run_tests(
                 .to_owned(),
                 message: error,
                 range: None,
+                trace_id: None,
             }
         }
     };
@@ -155,6 +159,7 @@ pub async fn run_tests(
     RunEvent::Finished {
         result: Some(result),
         duration_ms: millis(started.elapsed()),
+        trace_id: None,
     }
 }
 
@@ -164,6 +169,7 @@ fn cancelled() -> RunEvent {
         kind: error.kind.as_str().to_owned(),
         message: error.message,
         range: None,
+        trace_id: None,
     }
 }
 

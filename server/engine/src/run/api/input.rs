@@ -9,6 +9,7 @@ use crate::messages;
 use crate::run::context::SectionCtx;
 use crate::run::json::type_name;
 use crate::run::vm::{lazy_function, suspending_call, usage_error};
+use crate::trace::EventKind;
 
 /// Installs `input`.
 pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
@@ -32,10 +33,15 @@ fn ask_function(lua: &Lua, ctx: Arc<SectionCtx>) -> mlua::Result<Function> {
             let Some(broker) = ctx.run.host.input() else {
                 return Err(ctx.control.raise(unavailable()));
             };
-            tokio::select! {
+            let answer = tokio::select! {
                 answer = broker.ask(&question) => answer.map_err(|_| ctx.control.raise(unavailable())),
                 () = ctx.control.cancel().cancelled() => Err(ctx.control.raise(EngineError::cancelled())),
-            }
+            };
+            ctx.run.trace_event(ctx.trace_span, || EventKind::Ask {
+                question: question.clone(),
+                answer: answer.as_ref().ok().cloned(),
+            });
+            answer
         }
     })
 }
