@@ -248,7 +248,7 @@ local function show(found)
     by_buf[buf] = by_buf[buf] or {}
     table.insert(by_buf[buf], {
       lnum = f.line - 1,
-      col = f.col + 1,
+      col = f.col,
       severity = f.severity,
       message = f.message,
       source = 'promptforge test',
