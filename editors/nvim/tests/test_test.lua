@@ -143,6 +143,19 @@ H.run('test', {
     H.eq(vim.log.levels.ERROR, note.level, 'level')
   end },
 
+  { '--trust when vim.secure trusts the promptforge.toml; else the binary refuses what needs trust', function()
+    -- A raised limit is one of the keys only a trusted configuration may set.
+    local raised = '[limits]\nlua_instructions = 100000000000\n'
+    local allowed = H.scratch({ ['p.md'] = PROMPT, ['p.test.yaml'] = TESTS, ['promptforge.toml'] = raised })
+    run_until('PromptForgeTest ' .. vim.fn.fnameescape(allowed), '1 passed, 1 failed')
+    local denied = H.scratch({ ['p.md'] = PROMPT, ['p.test.yaml'] = TESTS, ['promptforge.toml'] = raised },
+      { trust = false })
+    H.trust(denied .. '/promptforge.toml', 'deny')
+    local note = run_until('PromptForgeTest ' .. vim.fn.fnameescape(denied), 'is not trusted')
+    H.eq(vim.log.levels.ERROR, note.level, 'level')
+    assert(note.msg:find('lua_instructions', 1, true), note.msg)
+  end },
+
   { 'the promptforge.toml files a run reads: upward, and below a folder (not hidden ones)', function()
     local root = H.scratch({ ['a.md'] = H.prompt("return 'a'") })
     for _, sub in ipairs({ 'sub', '.hidden', 'node_modules' }) do
