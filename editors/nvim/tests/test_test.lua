@@ -63,12 +63,20 @@ H.run('test', {
     vim.cmd.edit(vim.fn.fnameescape(tests_path))
     local buf = vim.api.nvim_get_current_buf()
     local from = #notes
+    local done = {}
+    vim.api.nvim_create_autocmd('User', {
+      pattern = 'PromptForgeTestDone',
+      once = true,
+      callback = function(ev) table.insert(done, ev.data) end,
+    })
     vim.cmd('PromptForgeTest')
     -- The command returned before the run ended: the run is in the background.
     assert(pftest.running(), 'the run ended inside the command: it blocked')
     local note = wait_note(from, '1 passed, 1 failed')
     H.eq('PromptForge: 1 passed, 1 failed', note.msg, 'summary')
     H.eq(vim.log.levels.WARN, note.level, 'level of the summary')
+    H.wait('User PromptForgeTestDone', function() return #done == 1 end)
+    H.eq({ 1, 1, 1 }, { done[1].code, done[1].report.passed, done[1].report.failed }, 'its data')
 
     local qf = vim.fn.getqflist({ title = 0, items = 0 })
     H.eq(pftest.TITLE, qf.title, 'quickfix title')

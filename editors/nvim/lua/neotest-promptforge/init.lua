@@ -11,7 +11,6 @@
 -- test file (neotest shows them as diagnostics); a test file with errors of
 -- its own fails as a whole.
 local cases = require('neotest-promptforge.cases')
-local config = require('promptforge.config')
 local pftest = require('promptforge.test')
 
 local adapter = { name = 'neotest-promptforge' }
@@ -58,21 +57,14 @@ function adapter.build_spec(args)
   if position.type == 'namespace' then
     return nil
   end
-  local path = position.path
   local cwd = vim.fn.getcwd()
-  local trusted = true
-  local configs = pftest.config_files({ path }, cwd)
-  for _, file in ipairs(configs) do
-    trusted = trusted and require('promptforge.trust').trusted_file(file)
-  end
-  local command = config.subcommand('test', #configs > 0 and trusted)
-  vim.list_extend(command, { '--format', 'json', '-q' })
+  local words = vim.list_extend({}, args.extra_args or {})
   if position.type == 'test' then
-    table.insert(command, '--filter=' .. position.name)
+    table.insert(words, '--filter=' .. position.name)
   end
-  vim.list_extend(command, args.extra_args or {})
-  table.insert(command, path)
-  return { command = command, cwd = cwd, context = { position = position } }
+  table.insert(words, position.path)
+  local command = pftest.command(words, { position.path }, cwd)
+  return { command = command, cwd = cwd }
 end
 
 -- The report in a run's output: the binary's JSON, which comes last (its
@@ -108,7 +100,7 @@ function adapter.results(spec, result, tree)
   local results = {}
   local cwd = spec.cwd or vim.uv.cwd()
   for _, file in ipairs(report.files) do
-    local path = vim.fs.normalize(file.file:sub(1, 1) == '/' and file.file or (cwd .. '/' .. file.file))
+    local path = pftest.resolve(tostring(file.file or ''), cwd)
     local problems = {}
     for _, problem in ipairs(file.problems or {}) do
       if problem.severity == 'error' then

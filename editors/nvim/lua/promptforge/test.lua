@@ -41,6 +41,14 @@ local function absolute(path)
   return vim.fs.normalize(vim.fn.fnamemodify(path, ':p'))
 end
 
+-- `path` (as given to the binary, or as it printed it) from the folder `cwd`.
+function M.resolve(path, cwd)
+  if path:sub(1, 1) == '/' or path:match('^%a:[/\\]') then
+    return vim.fs.normalize(path)
+  end
+  return vim.fs.normalize(cwd .. '/' .. path)
+end
+
 -- The paths a run without arguments tests for `buf`, or nil and why none.
 function M.default_paths(buf)
   local name = vim.api.nvim_buf_get_name(buf)
@@ -71,10 +79,7 @@ function M.config_files(paths, cwd)
     end
   end
   for _, path in ipairs(paths) do
-    local full = vim.fs.normalize(vim.fs.joinpath and vim.fs.joinpath(cwd, path) or (cwd .. '/' .. path))
-    if path:sub(1, 1) == '/' or path:match('^%a:[/\\]') then
-      full = vim.fs.normalize(path)
-    end
+    local full = M.resolve(path, cwd)
     local stat = vim.uv.fs_stat(full)
     local is_dir = stat and stat.type == 'directory'
     add(trust.config_file(is_dir and full or vim.fs.dirname(full)))
@@ -128,6 +133,22 @@ function M.parse(stdout)
   return report
 end
 
+-- The command that tests `paths` (from `cwd`), with the words `args` (the
+-- paths among them): the server's binary with `test --format json -q`, and
+-- `--trust` when Neovim's trust database trusts every promptforge.toml the
+-- run reads (it may ask about one it has no answer for, as opening a prompt
+-- does).
+function M.command(args, paths, cwd)
+  local configs = M.config_files(paths, cwd)
+  local trusted = #configs > 0
+  for _, file in ipairs(configs) do
+    trusted = trust.trusted_file(file) and trusted
+  end
+  local cmd = config.subcommand('test', trusted)
+  vim.list_extend(cmd, { '--format', 'json', '-q' })
+  return vim.list_extend(cmd, args)
+end
+
 -- The 0-based byte column of the 1-based character `column` on the 1-based
 -- `line` of the file at `path` (its buffer's text when it is loaded).
 local function byte_column(path, line, column)
@@ -175,16 +196,10 @@ end
 -- Paths are relative to `cwd`, where the binary ran.
 function M.findings(report, cwd)
   local found = {}
-  local function resolve(path)
-    if path:sub(1, 1) == '/' or path:match('^%a:[/\\]') then
-      return vim.fs.normalize(path)
-    end
-    return vim.fs.normalize(cwd .. '/' .. path)
-  end
   for _, file in ipairs(report.files) do
-    local test_path = resolve(tostring(file.file or ''))
+    local test_path = M.resolve(tostring(file.file or ''), cwd)
     for _, problem in ipairs(file.problems or {}) do
-      local path = resolve(tostring(problem.path or file.file or ''))
+      local path = M.resolve(tostring(problem.path or file.file or ''), cwd)
       local line = type(problem.line) == 'number' and problem.line or 1
       local severity = SEVERITY[problem.severity] or vim.diagnostic.severity.ERROR
       local text = ('%s: %s'):format(problem.code or 'problem', problem.message or '')
@@ -309,8 +324,7 @@ end
 local function save_modified(paths, cwd)
   local full = {}
   for _, path in ipairs(paths) do
-    local abs = (path:sub(1, 1) == '/' or path:match('^%a:[/\\]')) and path or (cwd .. '/' .. path)
-    abs = vim.fs.normalize(abs)
+    local abs = M.resolve(path, cwd)
     table.insert(full, abs)
     if abs:match('%.test%.yaml$') then
       table.insert(full, (abs:gsub('%.test%.yaml$', '.md')))
@@ -348,14 +362,7 @@ function M.run(fargs, buf)
     vim.list_extend(args, defaults)
   end
   local cwd = vim.fn.getcwd()
-  local configs = M.config_files(paths, cwd)
-  local trusted = #configs > 0
-  for _, file in ipairs(configs) do
-    trusted = trusted and trust.trusted_file(file)
-  end
-  local cmd = config.subcommand('test', trusted)
-  vim.list_extend(cmd, { '--format', 'json', '-q' })
-  vim.list_extend(cmd, args)
+  local cmd = M.command(args, paths, cwd)
 
   save_modified(paths, cwd)
   if current then
