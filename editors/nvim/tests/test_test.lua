@@ -1,7 +1,8 @@
 -- :PromptForgeTest: `promptforge test --format json` run in the background,
 -- its failures in the quickfix list and as diagnostics on the test file (until
--- the next run), the closing line through vim.notify; the default target in a
--- test file, in its prompt and elsewhere; paths and flags on the command line;
+-- the next run), the closing line through vim.notify; a test file's own
+-- problems; a test file not open; the default target in a test file, in its
+-- prompt and elsewhere; paths and flags on the command line;
 -- unsaved edits written first; bad output and a missing binary said plainly.
 local H = require('helpers')
 local pftest = require('promptforge.test')
@@ -149,6 +150,32 @@ H.run('test', {
     local note = run_until('PromptForgeTest ' .. vim.fn.fnameescape(nope), 'promptforge: ' .. nope)
     H.eq('promptforge: ' .. nope .. ': no such file or folder', note.msg, 'message')
     H.eq(vim.log.levels.ERROR, note.level, 'level')
+  end },
+
+  { 'a test file that is not open gets its diagnostics, shown when it opens', function()
+    local other = H.scratch({ ['p.md'] = PROMPT, ['p.test.yaml'] = TESTS })
+    local path = vim.fs.normalize(other .. '/p.test.yaml')
+    H.eq(-1, vim.fn.bufnr(path), 'a buffer of the test file before the run')
+    run_until('PromptForgeTest ' .. vim.fn.fnameescape(other), '1 passed, 1 failed')
+    local buf = vim.fn.bufnr(path)
+    assert(buf ~= -1 and not vim.api.nvim_buf_is_loaded(buf), 'the test file was loaded')
+    H.eq(1, #test_diagnostics(buf), 'diagnostics of the unloaded test file')
+    vim.cmd.edit(vim.fn.fnameescape(path))
+    H.eq(buf, vim.api.nvim_get_current_buf(), 'the buffer opened')
+    local diags = test_diagnostics(buf)
+    H.eq({ 1, 7, 44 }, { #diags, diags[1].lnum, diags[1].col }, 'diagnostics once open')
+  end },
+
+  { "a test file's own problem is an entry and a diagnostic too", function()
+    local broken = H.scratch({ ['b.test.yaml'] = 'prompt: missing.md\ncases:\n  - name: never runs\n    args: x\n' })
+    run_until('PromptForgeTest ' .. vim.fn.fnameescape(broken), '0 passed, 1 failed')
+    local items = vim.fn.getqflist()
+    H.eq(1, #items, 'entries')
+    -- The binary names the prompt by its path as the run saw it (here absolute).
+    H.eq({ 1, 9, 'E', ('TestFile: the prompt %s/missing.md cannot be read: no such file'):format(broken) },
+      { items[1].lnum, items[1].col, items[1].type, items[1].text }, 'the entry')
+    local diags = test_diagnostics(items[1].bufnr)
+    H.eq({ 1, 0, 8, 'TestFile' }, { #diags, diags[1].lnum, diags[1].col, diags[1].code }, 'the diagnostic')
   end },
 
   { '--trust when vim.secure trusts the promptforge.toml; else the binary refuses what needs trust', function()
