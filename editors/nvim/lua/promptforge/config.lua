@@ -183,6 +183,37 @@ function M.server_cmd()
   return M.locate().cmd
 end
 
+-- The command of another subcommand of the server's binary (`dap`, `test`):
+-- the server command with `name` for `lsp` (its global flags such as
+-- --config kept, `--stdio` dropped); {binary, name} when the command has no
+-- `lsp`. `--trust` last when `trusted` (the project's promptforge.toml is
+-- trusted: it may start its Plugins' programs).
+function M.subcommand(name, trusted)
+  local cmd = M.server_cmd()
+  local out
+  if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' then
+    out = { M.BIN, name }
+  else
+    local replaced = false
+    out = { cmd[1] }
+    for i = 2, #cmd do
+      if cmd[i] == 'lsp' and not replaced then
+        table.insert(out, name)
+        replaced = true
+      elseif cmd[i] ~= '--stdio' then
+        table.insert(out, cmd[i])
+      end
+    end
+    if not replaced then
+      out = { cmd[1], name }
+    end
+  end
+  if trusted and not vim.tbl_contains(out, '--trust') then
+    table.insert(out, '--trust')
+  end
+  return out
+end
+
 -- How to install the binary, as lines for :checkhealth and notifications.
 function M.install_advice()
   local root = M.checkout()

@@ -54,34 +54,11 @@ function M.need()
   return dap
 end
 
--- The adapter's command: the language server's, with `dap` for `lsp` (its
--- global flags such as --config kept, `--stdio` dropped); {binary, 'dap'} when
--- the command has no `lsp`. `--trust` last when `trusted` (the prompt's
+-- The adapter's command: the language server's with `dap` for `lsp`
+-- (config.subcommand), `--trust` last when `trusted` (the prompt's
 -- promptforge.toml is trusted: it may start its Plugins' programs).
 function M.adapter_cmd(trusted)
-  local cmd = config.server_cmd()
-  local out
-  if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' then
-    out = { 'promptforge', 'dap' }
-  else
-    local replaced = false
-    out = { cmd[1] }
-    for i = 2, #cmd do
-      if cmd[i] == 'lsp' and not replaced then
-        table.insert(out, 'dap')
-        replaced = true
-      elseif cmd[i] ~= '--stdio' then
-        table.insert(out, cmd[i])
-      end
-    end
-    if not replaced then
-      out = { cmd[1], 'dap' }
-    end
-  end
-  if trusted and not vim.tbl_contains(out, '--trust') then
-    table.insert(out, '--trust')
-  end
-  return out
+  return config.subcommand('dap', trusted)
 end
 
 -- The loaded buffer holding `path`, if any.

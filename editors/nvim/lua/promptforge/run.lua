@@ -157,10 +157,6 @@ function M.run(args, buf)
   M.start('promptforge.run', { args = (args ~= nil and args ~= '') and args or nil }, buf)
 end
 
-function M.test(case, buf)
-  M.start('promptforge.test', { case = (case ~= nil and case ~= '') and case or nil }, buf)
-end
-
 -- Cancels the document's latest run that is still going (else any that is).
 function M.stop(buf)
   local _, uri = target(buf)
