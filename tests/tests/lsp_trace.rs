@@ -81,3 +81,46 @@ fn a_run_s_trace_is_kept_and_given_by_run_id() {
         "no trace of run-99: the server keeps the traces of the last 20 prompt runs of this session"
     );
 }
+
+#[test]
+fn an_offline_run_answers_every_label_with_echo_and_shows_the_requests() {
+    // The label's Host model would call a server that is not there.
+    let config = format!(
+        "{CONFIG}\n[model.remote]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\nretries = 0\n"
+    );
+    let scratch = workspace("lsp-trace-offline", &config);
+    let lua = "local m = messages.new():system('Be brief.'):user('hi')\nreturn models.infer(m)";
+    let text = prompt("models:\n  w: { model: remote }\n", lua);
+    scratch.write("p.md", &text);
+    let uri = file_uri(&scratch, "p.md");
+    let mut client = start(&scratch, json!({}));
+    client.open(&uri, 1, &text);
+    let run_id = start_run(
+        &mut client,
+        "promptforge.run",
+        json!({ "uri": uri, "offline": true }),
+    );
+    let all = events(&mut client, &run_id);
+    let finished = all.last().cloned().unwrap_or_default();
+    assert_eq!(finished["type"], "finished", "{all:?}");
+    assert_eq!(finished["result"], "hi");
+    let trace = client
+        .request("promptforge/trace", json!({ "runId": run_id }))
+        .expect("the trace");
+    let round = trace["spans"]
+        .as_array()
+        .and_then(|spans| spans.iter().find(|s| s["kind"]["type"] == "round"))
+        .cloned()
+        .expect("a round");
+    assert_eq!(round["kind"]["provider"], "echo");
+    assert_eq!(
+        round["kind"]["request"]["messages"],
+        json!([{ "role": "system", "content": "Be brief." }, { "role": "user", "content": "hi" }])
+    );
+    let bad = execute(
+        &mut client,
+        "promptforge.run",
+        json!({ "uri": uri, "offline": "yes" }),
+    );
+    assert!(bad.is_err(), "{bad:?}");
+}

@@ -1,5 +1,6 @@
 //! `workspace/executeCommand` (`editor.md` §2): `promptforge.run` `{uri, args?,
-//! seed?}` and `promptforge.test` `{uri, case?}` answer `{runId}` and start the
+//! seed?, offline?}` (`offline: true` answers every model label with `echo`, a
+//! preview of the requests that calls no model) and `promptforge.test` `{uri, case?}` answer `{runId}` and start the
 //! run ([`crate::run`]); `promptforge.cancel` `{runId}` answers null.
 //!
 //! The one argument is an object (a client may also send it as the first of
@@ -66,6 +67,15 @@ fn args_of(argument: &serde_json::Map<String, Value>) -> Result<String> {
     }
 }
 
+/// `offline`: true, false or nothing (false).
+fn offline_of(argument: &serde_json::Map<String, Value>) -> Result<bool> {
+    match argument.get("offline") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(offline)) => Ok(*offline),
+        Some(_) => Err(invalid("\"offline\" is not true or false")),
+    }
+}
+
 fn seed_of(argument: &serde_json::Map<String, Value>) -> Result<Option<u64>> {
     match argument.get("seed") {
         None | Some(Value::Null) => Ok(None),
@@ -83,6 +93,7 @@ pub fn execute(runner: &Arc<Runner>, command: &str, arguments: &[Value]) -> Resu
             let argument = argument(arguments)?;
             let uri = uri_of(argument)?;
             let (args, seed) = (args_of(argument)?, seed_of(argument)?);
+            let offline = offline_of(argument)?;
             let job = if crate::test_uris::is_test_uri(&uri) {
                 refused(
                     "NotAPrompt",
@@ -91,7 +102,12 @@ pub fn execute(runner: &Arc<Runner>, command: &str, arguments: &[Value]) -> Resu
             } else {
                 refuse_untrusted(runner, &uri)?;
                 let source = runner.source(&uri).map_err(invalid)?;
-                Job::Prompt(PromptJob { source, args, seed })
+                Job::Prompt(PromptJob {
+                    source,
+                    args,
+                    seed,
+                    offline,
+                })
             };
             Ok(Some(json!({ "runId": runner.start(job) })))
         }
@@ -188,5 +204,11 @@ mod tests {
         assert!(args_of(&object(json!({"args": 3}))).is_err());
         assert!(seed_of(&object(json!({"seed": -1}))).is_err());
         assert_eq!(seed_of(&object(json!({"seed": 7}))).ok(), Some(Some(7)));
+        assert_eq!(offline_of(&object(json!({}))).ok(), Some(false));
+        assert_eq!(
+            offline_of(&object(json!({"offline": true}))).ok(),
+            Some(true)
+        );
+        assert!(offline_of(&object(json!({"offline": "yes"}))).is_err());
     }
 }

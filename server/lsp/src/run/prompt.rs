@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use promptforge_engine::models::echo::EchoProvider;
 use promptforge_engine::run::{run, RunOptions};
 use promptforge_engine::{prepare, RunError, RunErrorKind, Store};
 use tokio_util::sync::CancellationToken;
@@ -25,6 +26,8 @@ pub struct PromptJob {
     pub args: String,
     /// The seed.
     pub seed: Option<u64>,
+    /// Every label answered by `echo`: a preview of the requests, no model called.
+    pub offline: bool,
 }
 
 /// The title of the run's progress: `Running {name}` (the frontmatter's name, else
@@ -126,6 +129,9 @@ pub async fn run_prompt(
             }
         }
     };
+    if job.offline {
+        host.override_models("echo", Arc::new(EchoProvider));
+    }
     let input = EditorInput::new(runner.client.clone(), run_id.to_owned());
     host.set_input(Some(Arc::new(input)));
     let host = Arc::new(host);
