@@ -97,7 +97,9 @@ fn completion_offers_the_keys_of_each_level() {
             "calls",
             "store",
             "log_contains",
-            "rounds"
+            "rounds",
+            "requests",
+            "tool_args"
         ]
     );
     assert_eq!(

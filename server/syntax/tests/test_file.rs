@@ -151,6 +151,8 @@ fn the_spec_example_reads_to_the_exact_model() {
             store: vec![(quoted("notes.md", 0), "...".to_owned())],
             log_contains: vec![quoted("...", 3)],
             rounds: Some(Spanned::new(2, find(text, "2", 0))),
+            requests: Vec::new(),
+            tool_args: Vec::new(),
         },
     };
     let expected = TestFile {
@@ -232,7 +234,7 @@ fn unknown_keys_list_their_places_keys_in_the_specs_order() {
         problems(&text),
         [
             "3:5 \"arg\" unknown field `arg`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `expect`",
-            "5:7 \"result_match\" unknown field `result_match`, expected one of `result`, `result_contains`, `result_matches`, `no_result`, `error`, `calls`, `store`, `log_contains`, `rounds`",
+            "5:7 \"result_match\" unknown field `result_match`, expected one of `result`, `result_contains`, `result_matches`, `no_result`, `error`, `calls`, `store`, `log_contains`, `rounds`, `requests`, `tool_args`",
             "6:16 \"kinds\" unknown field `kinds`, expected one of `kind`, `message`, `message_contains`",
             "8:9 \"texts\" unknown field `texts`, expected `text` or `calls`",
             "8:9 \"texts: x\" a model round holds exactly one of `text` or `calls`",
@@ -477,4 +479,50 @@ fn the_error_kinds_are_listed_once_each() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted.len(), RUN_ERROR_KINDS.len());
+}
+
+/// Issue 27: `expect.requests` (checks on what the model was sent) and
+/// `expect.tool_args` (per alias, each call's arguments as JSON text).
+#[test]
+fn requests_and_tool_args_are_read() {
+    let text = one_case(
+        "    expect:\n      requests:\n        - round: 1\n          system_contains: Be brief\n          tools: [fetch, search]\n        - messages_match: \"Rust\\\\?$\"\n          tools_include: [fetch]\n      tool_args:\n        fetch:\n          - { url: \"https://x\" }\n          - raw text\n",
+    );
+    let (file, problems) = parse(&text);
+    assert_eq!(problems, Vec::new(), "{text}");
+    let expect = &file.cases[0].expect;
+    assert_eq!(expect.requests.len(), 2);
+    let first = &expect.requests[0];
+    assert_eq!(first.round.as_ref().map(|r| r.value), Some(1));
+    assert_eq!(
+        first.system_contains.as_ref().map(|s| s.value.as_str()),
+        Some("Be brief")
+    );
+    assert_eq!(
+        first.tools.as_ref().map(|t| t.value.clone()),
+        Some(vec!["fetch".to_owned(), "search".to_owned()])
+    );
+    let second = &expect.requests[1];
+    assert_eq!(second.round, None);
+    assert_eq!(
+        second.messages_match.as_ref().map(|s| s.value.as_str()),
+        Some("Rust\\?$")
+    );
+    let (alias, calls) = &expect.tool_args[0];
+    assert_eq!(alias.value, "fetch");
+    let texts: Vec<&str> = calls.iter().map(|c| c.value.as_str()).collect();
+    assert_eq!(texts, [r#"{"url":"https://x"}"#, "raw text"]);
+}
+
+#[test]
+fn a_request_check_with_an_unknown_key_or_a_bad_pattern_is_a_problem() {
+    let text = one_case("    expect:\n      requests:\n        - round: 1\n          system: x\n        - messages_match: \"(\"\n");
+    let (_, problems) = parse(&text);
+    let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages[0].contains("system") && messages[0].contains("system_contains"),
+        "{messages:?}"
+    );
+    assert!(messages[1].contains("unclosed group"), "{messages:?}");
 }

@@ -15,8 +15,11 @@ pub struct Observed<'a> {
     pub outcome: &'a Outcome,
     /// The store's files at the end.
     pub store: &'a BTreeMap<String, String>,
-    /// A live case: only the `result_*`, `error`, `calls` and `store` expectations apply.
+    /// A live case: only the `result_*`, `error`, `calls`, `store`, `requests`
+    /// and `tool_args` expectations apply.
     pub live: bool,
+    /// The run's trace, when it was traced.
+    pub trace: Option<&'a crate::trace::Trace>,
 }
 
 /// Every expectation of `expect` that does not hold.
@@ -25,6 +28,7 @@ pub fn check(expect: &Expect, observed: &Observed<'_>) -> Vec<Failure> {
     check_result(expect, observed, &mut failures);
     check_error(expect, observed, &mut failures);
     check_counts(expect, observed, &mut failures);
+    super::requests::check(expect, observed.trace, &mut failures);
     failures
 }
 

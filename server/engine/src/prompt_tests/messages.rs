@@ -68,3 +68,30 @@ pub const RECORD_FILE_HAS_PROBLEMS: &str =
 /// `run --record` to a test file whose `cases:` is not a block list ending the file.
 pub const RECORD_NOT_BLOCK_LIST: &str =
     "the test file's `cases:` is not a block list (`- name: ...` items) at the end of the file; add the case by hand";
+
+/// `expect.requests` on any round: no round's request holds every check.
+pub const NO_REQUEST_HOLDS: &str = "no model request holds every check";
+/// `expect.requests[].messages_contain` does not hold.
+pub const MESSAGES_LACK_TEXT: &str = "no message of the request contains the text";
+/// `expect.requests[].messages_match` does not hold.
+pub const MESSAGES_DO_NOT_MATCH: &str = "no message of the request matches the pattern";
+/// `expect.requests[].system_contains` does not hold.
+pub const SYSTEM_LACKS_TEXT: &str = "no system message of the request contains the text";
+/// `expect.requests[].tools` does not hold.
+pub const TOOLS_OFFERED_DIFFER: &str = "the tools offered differ";
+/// `expect.requests[].tools_include` does not hold.
+pub const TOOLS_OFFERED_LACK: &str = "the tools offered lack some";
+/// The actual side of a request failure when the run made no model round.
+pub const NO_ROUNDS: &str = "(no model round)";
+/// The actual side of a `tool_args` failure when the alias was called fewer times.
+pub const NO_SUCH_CALL: &str = "(no such call)";
+
+/// `expect.requests[].round` names a round the run did not make.
+pub fn no_such_round(round: u64) -> String {
+    format!("the run made no model round {round}")
+}
+
+/// `expect.tool_args` does not hold for one call.
+pub fn tool_arguments_differ(alias: &str, call: usize) -> String {
+    format!("call {call} of {alias} does not have these arguments")
+}

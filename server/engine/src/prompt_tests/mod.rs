@@ -15,6 +15,7 @@ pub mod failure;
 pub mod hooked;
 pub mod messages;
 pub mod record;
+pub mod requests;
 pub mod scripted;
 pub mod selection;
 pub mod writer;
@@ -85,6 +86,9 @@ pub struct CaseOptions {
     pub cancel: CancellationToken,
     /// The run's events (a front end's progress).
     pub events: Arc<dyn RunEvents>,
+    /// Traces every case's run (its [`Outcome::trace`]); a case whose `expect`
+    /// checks its requests is traced anyway.
+    pub trace: bool,
 }
 
 impl Default for CaseOptions {
@@ -92,6 +96,7 @@ impl Default for CaseOptions {
         CaseOptions {
             cancel: CancellationToken::new(),
             events: Arc::new(crate::run::NoEvents),
+            trace: false,
         }
     }
 }
@@ -131,7 +136,7 @@ pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptio
         seed: Some(seed),
         cancel: stop,
         debugger: None,
-        trace: false,
+        trace: options.trace || requests::needs_trace(&case.expect),
     };
     let outcome = run_text(
         prompt,
@@ -187,6 +192,7 @@ fn verdict(
         outcome,
         store: &snapshot,
         live: case.live,
+        trace: outcome.trace.as_ref(),
     };
     let mut failures = expect::check(&case.expect, &observed);
     if let Some(model) = model {

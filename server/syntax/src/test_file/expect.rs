@@ -1,7 +1,7 @@
 //! A case's `expect:`: every key optional, each checked for its type; the error
 //! kind against the run error kinds and the pattern against the `regex` crate.
 
-use super::model::{Expect, ExpectError, Spanned};
+use super::model::{Expect, ExpectError, ExpectRequest, Spanned};
 use super::problem::{Place, Problem};
 use super::reader::Cx;
 use crate::api_names::RUN_ERROR_KINDS;
@@ -43,7 +43,47 @@ pub(super) fn read(cx: &mut Cx<'_>, key: &Node, node: &Node) -> Expect {
     expect.rounds = fields
         .value("rounds")
         .and_then(|v| Some(Spanned::new(cx.unsigned(v)?, v.range.clone())));
+    if let Some(items) = fields.value("requests").and_then(|v| cx.seq(v)) {
+        expect.requests = items.iter().filter_map(|item| request(cx, item)).collect();
+    }
+    if let Some(aliases) = fields.value("tool_args") {
+        let entries = cx.entries(aliases);
+        expect.tool_args = entries
+            .into_iter()
+            .filter_map(|entry| {
+                let calls = cx.seq(entry.value)?;
+                let texts = calls.iter().filter_map(|call| {
+                    let text = cx.json_text(call)?;
+                    Some(Spanned::new(text, call.range.clone()))
+                });
+                Some((entry.name, texts.collect()))
+            })
+            .collect();
+    }
     expect
+}
+
+/// One item of `expect.requests:`.
+fn request(cx: &mut Cx<'_>, node: &Node) -> Option<ExpectRequest> {
+    let pairs = cx.map(node)?;
+    let fields = cx.fields(pairs, Place::ExpectRequest);
+    let string = |cx: &mut Cx<'_>, name: &str| fields.value(name).and_then(|v| cx.string(v));
+    let aliases = |cx: &mut Cx<'_>, name: &str| {
+        let node = fields.value(name)?;
+        let names = cx.strings(node).into_iter().map(|s| s.value).collect();
+        Some(Spanned::new(names, node.range.clone()))
+    };
+    Some(ExpectRequest {
+        range: node.range.clone(),
+        round: fields
+            .value("round")
+            .and_then(|v| Some(Spanned::new(cx.unsigned(v)?, v.range.clone()))),
+        messages_contain: string(cx, "messages_contain"),
+        messages_match: string(cx, "messages_match").filter(|p| pattern(cx, p)),
+        system_contains: string(cx, "system_contains"),
+        tools: aliases(cx, "tools"),
+        tools_include: aliases(cx, "tools_include"),
+    })
 }
 
 /// `expect.error:` (its key `key`, its value `node`).

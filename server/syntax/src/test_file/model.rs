@@ -104,6 +104,31 @@ pub struct Expect {
     pub log_contains: Vec<Spanned<String>>,
     /// `rounds:` model rounds used.
     pub rounds: Option<Spanned<u64>>,
+    /// `requests:`: checks on what the model was sent, in file order.
+    pub requests: Vec<ExpectRequest>,
+    /// `tool_args:`: per alias, the arguments of its calls in order (JSON text,
+    /// matched partially), in file order.
+    pub tool_args: Vec<(Spanned<String>, Vec<Spanned<String>>)>,
+}
+
+/// One item of `expect.requests:`: checks that one model round's request (the
+/// `round:`, else any round) holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExpectRequest {
+    /// Where the item was written.
+    pub range: Range<usize>,
+    /// `round:` (1-based, over the whole run); None: any round.
+    pub round: Option<Spanned<u64>>,
+    /// `messages_contain:`: some message's text contains it.
+    pub messages_contain: Option<Spanned<String>>,
+    /// `messages_match:`: some message's text matches the pattern.
+    pub messages_match: Option<Spanned<String>>,
+    /// `system_contains:`: some system message contains it.
+    pub system_contains: Option<Spanned<String>>,
+    /// `tools:`: the aliases offered are exactly these (in any order).
+    pub tools: Option<Spanned<Vec<String>>>,
+    /// `tools_include:`: the aliases offered include these.
+    pub tools_include: Option<Spanned<Vec<String>>>,
 }
 
 /// `expect.error`: the run fails, with these facts.

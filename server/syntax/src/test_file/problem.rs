@@ -22,6 +22,17 @@ pub const EXPECT_KEYS: &[&str] = &[
     "store",
     "log_contains",
     "rounds",
+    "requests",
+    "tool_args",
+];
+/// The keys of an item of `expect.requests:`.
+pub const REQUEST_KEYS: &[&str] = &[
+    "round",
+    "messages_contain",
+    "messages_match",
+    "system_contains",
+    "tools",
+    "tools_include",
 ];
 /// `expect.error:`'s keys, in `testing.md`'s order.
 pub const ERROR_KEYS: &[&str] = &["kind", "message", "message_contains"];
@@ -41,6 +52,8 @@ pub enum Place {
     Expect,
     /// `expect.error:`.
     ExpectError,
+    /// An item of `expect.requests:`.
+    ExpectRequest,
     /// One round of `model:`.
     Round,
     /// One answer of a tool under `tools:`.
@@ -55,6 +68,7 @@ impl Place {
             Place::Case => CASE_KEYS,
             Place::Expect => EXPECT_KEYS,
             Place::ExpectError => ERROR_KEYS,
+            Place::ExpectRequest => REQUEST_KEYS,
             Place::Round => ROUND_KEYS,
             Place::Answer => ANSWER_KEYS,
         }
