@@ -21,11 +21,16 @@ use promptforge_tests::workspace_root;
 /// crate must be added here (and to the book's table) with its place in the order.
 const LAYERS: &[(&str, &[&str])] = &[
     ("promptforge-transport", &[]),
+    ("promptforge-tokens", &[]),
     ("promptforge-syntax", &[]),
     ("promptforge-analysis", &["promptforge-syntax"]),
     (
         "promptforge-engine",
-        &["promptforge-syntax", "promptforge-analysis"],
+        &[
+            "promptforge-syntax",
+            "promptforge-analysis",
+            "promptforge-tokens",
+        ],
     ),
     // The shipped extensions know the engine's public traits only.
     ("promptforge-providers", &["promptforge-engine"]),

@@ -217,3 +217,19 @@ fn an_answer_to_input_ask_is_an_event_of_its_section() {
         }]
     );
 }
+
+#[test]
+fn a_round_without_reported_usage_gets_an_estimate() {
+    let h = TestHost::new("- text: hello world\n", "acme/web", Vec::new());
+    let text = prompt(
+        "models:\n  w: {}\n",
+        &section_body("return models.infer('hello world')"),
+    );
+    let (_, trace) = traced(h.host, &text);
+    let (_, round) = trace.rounds().next().expect("a round");
+    let usage = round.usage.expect("an estimate");
+    assert!(usage.estimated);
+    // "hello world" is 2 tokens, with 3 for the message and 3 for the reply.
+    assert_eq!((usage.input_tokens, usage.output_tokens), (8, 2));
+    assert_eq!(trace.total_tokens(), Some(usage));
+}

@@ -1,6 +1,7 @@
 //! Models: the provider trait and its implementations, conversations.
 
 pub mod echo;
+pub mod estimate;
 pub mod provider;
 pub mod script;
 pub mod settings;

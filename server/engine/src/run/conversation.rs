@@ -7,6 +7,7 @@ use mlua::{Lua, Value};
 
 use crate::error::{EngineError, ErrorKind};
 use crate::messages;
+use crate::models::estimate::estimate;
 use crate::models::{ChatMessage, ModelError, ModelReply, ModelRequest, Role, ToolSpec};
 use crate::prepare::ModelLabel;
 use crate::run::context::{Globals, LiveConversation, SectionCtx};
@@ -142,10 +143,16 @@ async fn round(
     };
     if let Some(span) = span {
         let failure = reply.as_ref().err().map(|error| error.message.clone());
+        // Counted before the trace is locked: the first count loads an encoding.
+        let usage = reply.as_ref().ok().and_then(|reply| {
+            reply
+                .usage
+                .or_else(|| estimate(&request.model, &request, reply))
+        });
         span.finish(failure, |kind| {
             if let (SpanKind::Round(round), Ok(reply)) = (kind, &reply) {
                 round.reply = Some(reply.as_trace());
-                round.usage = reply.usage;
+                round.usage = usage;
             }
         });
     }
