@@ -5,8 +5,10 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use promptforge_engine::testing::{prepare_text, prepared_from, replying, run_prepared, runtime};
-use promptforge_engine::{Host, NoEvents, Prepared, Store};
+use promptforge_engine::testing::{
+    prepare_text, prepared_from, replying, run_prepared, run_prepared_with, runtime,
+};
+use promptforge_engine::{Host, NoEvents, Prepared, RunOptions, Store};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
@@ -89,6 +91,45 @@ fn twenty_rounds(c: &mut Criterion) {
     drop(prepared);
 }
 
+/// The cost of tracing: the same runs with the trace on (off is the benches
+/// above, which must stay where they were before tracing existed).
+fn traced(c: &mut Criterion) {
+    let rt = runtime();
+    let mut text = HEAD.to_owned();
+    for i in 0..100 {
+        let _ = write!(text, "## S{i}\n\n```lua\nvar.n = (var.n or 0) + 1\n```\n\n");
+    }
+    let host = Arc::new(Host::offline());
+    let prepared = prepared_from(&rt, &text, &host);
+    let on = || RunOptions {
+        trace: true,
+        ..RunOptions::default()
+    };
+    c.bench_function("walk of 100 pure-Lua sections, traced", |b| {
+        b.iter(|| {
+            let outcome = run_prepared_with(&rt, &prepared, &host, on());
+            assert!(outcome.trace.is_some_and(|t| t.spans.len() == 102));
+        })
+    });
+    let talk = format!(
+        "{HEAD}## Talk\n\n```lua\nlocal msgs = messages.new():user('hi')\nfor i = 1, 20 do\n  models.loop(msgs)\n  msgs:user('again')\nend\nassert(#msgs == 41)\n```\n"
+    );
+    c.bench_function("20 model rounds on the script provider, traced", |b| {
+        b.iter_batched(
+            || {
+                let host = replying(20);
+                let prepared = rt.block_on(prepare_text(&talk, &host)).expect("prepares");
+                (Arc::new(prepared), host)
+            },
+            |(prepared, host)| {
+                let outcome = run_prepared_with(&rt, &prepared, &host, on());
+                assert!(outcome.trace.is_some_and(|t| t.rounds().count() == 20));
+            },
+            BatchSize::SmallInput,
+        )
+    });
+}
+
 fn bare_vm(c: &mut Criterion) {
     use promptforge_engine::host::Limits;
     use promptforge_engine::run::vm::{new_lua, VmControl};
@@ -159,6 +200,7 @@ criterion_group!(
     hundred_sections,
     shared_library,
     fanout_1000,
-    twenty_rounds
+    twenty_rounds,
+    traced
 );
 criterion_main!(benches);
