@@ -46,6 +46,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "promptforge-engine",
             "promptforge-shipped",
             "promptforge-transport",
+            "promptforge-tokens",
         ],
     ),
     (

@@ -136,6 +136,60 @@ fn inlay_hints_show_the_tool_path_after_an_alias_string() {
     assert_eq!(client.shutdown(), Some(0));
 }
 
+/// Issue 27: `≈ N tokens` after each text that goes to a model, counted with
+/// the one label's model's encoding (`gpt-4` uses cl100k_base), only in range.
+#[test]
+fn inlay_hints_count_the_tokens_of_what_goes_to_a_model() {
+    let config = "[model.old]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"gpt-4\"\n";
+    let scratch = workspace("tokens", config);
+    let doc = file_uri(&scratch, "p.md");
+    let text = prompt(
+        "models:\n  w: { model: old }\n",
+        "\n## A\n\n```lua\nlocal m = messages.new():system('hello world'):user([[one two three]])\nlog('not to a model')\nreturn models.infer('hello')\n```\n",
+    );
+    let mut client = start();
+    client.open(&doc, 1, &text);
+    client.diagnostics(&doc, 1);
+    let all =
+        json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 100, "character": 0 } });
+    let hints = client
+        .request(
+            "textDocument/inlayHint",
+            json!({ "textDocument": { "uri": doc }, "range": all }),
+        )
+        .expect("inlayHint answers");
+    let hints = hints.as_array().cloned().unwrap_or_default();
+    let labels: Vec<&str> = hints.iter().filter_map(|h| h["label"].as_str()).collect();
+    assert_eq!(
+        labels,
+        ["≈ 2 tokens", "≈ 3 tokens", "≈ 1 token"],
+        "{hints:#?}"
+    );
+    assert_eq!(
+        hints[0]["position"],
+        range_of(&text, "'hello world'", 0)["end"]
+    );
+    assert_eq!(
+        hints[1]["position"],
+        range_of(&text, "[[one two three]]", 0)["end"]
+    );
+    assert_eq!(
+        hints[0]["tooltip"],
+        "Estimated with cl100k_base; the model's own count may differ."
+    );
+    // Only the texts in the range asked for.
+    let line = range_of(&text, "return models.infer", 0)["start"]["line"].clone();
+    let one_line = json!({ "start": { "line": line, "character": 0 }, "end": { "line": line, "character": 80 } });
+    let hints = client
+        .request(
+            "textDocument/inlayHint",
+            json!({ "textDocument": { "uri": doc }, "range": one_line }),
+        )
+        .expect("inlayHint answers");
+    assert_eq!(hints.as_array().map(Vec::len), Some(1), "{hints:#?}");
+    assert_eq!(client.shutdown(), Some(0));
+}
+
 #[test]
 fn tools_calls_of_an_alias_neither_bound_nor_local_is_reported() {
     let scratch = workspace("calls", WEB_SEARCH_CONFIG);

@@ -95,6 +95,19 @@ pub struct CallsRead {
     pub range: Range<usize>,
 }
 
+/// A string literal that goes to a model: an argument of a conversation's
+/// `:system`, `:user` or `:assistant`, or of `models.infer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelText {
+    /// Byte range of the whole literal in the file text.
+    pub range: Range<usize>,
+    /// Byte range of its text between the delimiters (escapes as written).
+    pub content: Range<usize>,
+}
+
+/// The methods of a conversation whose string argument goes to a model.
+pub const MESSAGE_METHODS: [&str; 3] = ["system", "user", "assistant"];
+
 /// The facts of one Lua block.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LuaFacts {
@@ -104,6 +117,8 @@ pub struct LuaFacts {
     pub identifiers: Vec<Identifier>,
     /// `tools.calls` reads with a literal key, in source order.
     pub calls_reads: Vec<CallsRead>,
+    /// String literals that go to a model, in source order.
+    pub model_texts: Vec<ModelText>,
     /// Why the block was not read ([`crate::read_budget`]): then it has no
     /// facts, and what it may do is unknown.
     pub unread: Option<Unread>,
@@ -145,6 +160,8 @@ pub fn read_code(code: &str, base: usize) -> LuaFacts {
         };
         reader.walk(tree.root_node());
         let mut facts = reader.facts;
+        // A chain `m:system(a):user(b)` visits its outer call, `:user`, first.
+        facts.model_texts.sort_by_key(|text| text.range.start);
         facts.shrink_to_fit();
         facts
     })
@@ -170,6 +187,7 @@ impl LuaFacts {
         }
         self.identifiers.shrink_to_fit();
         self.calls_reads.shrink_to_fit();
+        self.model_texts.shrink_to_fit();
     }
 }
 
@@ -225,6 +243,9 @@ impl Reader<'_> {
         let Some(name) = node.child_by_field_name("name") else {
             return;
         };
+        if self.goes_to_a_model(name) {
+            self.model_texts(node);
+        }
         let callee = match name.kind() {
             "identifier" => self.text(name).to_owned(),
             "dot_index_expression" => {
@@ -257,6 +278,49 @@ impl Reader<'_> {
             callee_range: self.file_range(name),
             args,
         });
+    }
+
+    /// True for a callee whose string arguments go to a model: a message
+    /// method (`m:user(...)`) or `models.infer`.
+    fn goes_to_a_model(&self, name: Node<'_>) -> bool {
+        match name.kind() {
+            "method_index_expression" => name
+                .child_by_field_name("method")
+                .is_some_and(|m| MESSAGE_METHODS.contains(&self.text(m))),
+            "dot_index_expression" => self.text(name).replace([' ', '\t'], "") == "models.infer",
+            _ => false,
+        }
+    }
+
+    /// Records the string literal arguments of a call whose texts go to a model
+    /// (long strings and strings with escapes too).
+    fn model_texts(&mut self, node: Node<'_>) {
+        let Some(arguments) = node.child_by_field_name("arguments") else {
+            return;
+        };
+        let mut cursor = arguments.walk();
+        let strings: Vec<Node<'_>> = if arguments.kind() == "arguments" {
+            arguments.named_children(&mut cursor).collect()
+        } else {
+            vec![arguments]
+        };
+        for string in strings
+            .into_iter()
+            .filter(|n| n.kind() == "string" && !n.has_error())
+        {
+            let start = string.child_by_field_name("start");
+            let end = string.child_by_field_name("end");
+            let (Some(start), Some(end)) = (start, end) else {
+                continue;
+            };
+            if end.is_missing() {
+                continue;
+            }
+            self.facts.model_texts.push(ModelText {
+                range: self.file_range(string),
+                content: self.base + start.end_byte()..self.base + end.start_byte(),
+            });
+        }
     }
 
     fn arg(&self, node: Node<'_>) -> Arg {
@@ -371,5 +435,27 @@ fn is_variable(parent: Option<&str>, field: Option<&str>) -> bool {
         Some("field") => field != Some("name"),
         Some("goto_statement" | "label_statement") => false,
         Some(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_texts_that_go_to_a_model_are_found() {
+        let code = "local m = messages.new():system('Be brief.'):user([[\nWhat is Rust?]])\nm:assistant(\"a\\n\")\nlocal r = models.infer('hello')\nlog('not to a model')\nm:user(args)";
+        let facts = read_code(code, 100);
+        let texts: Vec<&str> = facts
+            .model_texts
+            .iter()
+            .map(|t| &code[t.content.start - 100..t.content.end - 100])
+            .collect();
+        assert_eq!(texts, ["Be brief.", "\nWhat is Rust?", "a\\n", "hello"]);
+        let first = &facts.model_texts[0];
+        assert_eq!(
+            &code[first.range.start - 100..first.range.end - 100],
+            "'Be brief.'"
+        );
     }
 }

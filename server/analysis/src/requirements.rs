@@ -67,6 +67,9 @@ pub struct PluginView {
 pub struct LabelBinding {
     /// The label.
     pub label: String,
+    /// The provider's model name it resolves to, when it binds (what its token
+    /// counts are made for).
+    pub provider_model: Option<String>,
     /// The Host's reason when it cannot bind the label.
     pub error: Option<String>,
 }

@@ -53,14 +53,16 @@ pub fn bind_labels(view: &mut CatalogView, host: &Host, frontmatter: &Frontmatte
     view.labels = frontmatter
         .models
         .iter()
-        .map(|decl| LabelBinding {
-            label: decl.label.value.clone(),
-            error: host
-                .resolve(
-                    &decl.label.value,
-                    decl.model.as_ref().map(|m| m.value.as_str()),
-                )
-                .err(),
+        .map(|decl| {
+            let resolved = host.resolve(
+                &decl.label.value,
+                decl.model.as_ref().map(|m| m.value.as_str()),
+            );
+            LabelBinding {
+                label: decl.label.value.clone(),
+                provider_model: resolved.as_ref().ok().map(|m| m.provider_model.clone()),
+                error: resolved.err(),
+            }
         })
         .collect();
 }

@@ -52,6 +52,8 @@ pub struct Server {
     watch_dynamically: OnceLock<bool>,
     /// The runs started from the editor.
     runner: Arc<Runner>,
+    /// The token counts the inlay hints made.
+    token_counts: Arc<features::token_hints::TokenCounts>,
 }
 
 impl Server {
@@ -83,6 +85,7 @@ impl Server {
             faults: Faults::from_env(),
             watch_dynamically: OnceLock::new(),
             runner,
+            token_counts: Arc::default(),
         }
     }
 
@@ -557,8 +560,17 @@ impl LanguageServer for Server {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let counts = Arc::clone(&self.token_counts);
         self.catalog_request("inlayHint", &params.text_document.uri, |s, c| {
-            Some(features::inlay_hints::inlay_hints(s, c, params.range))
+            let mut hints = features::inlay_hints::inlay_hints(s, c, params.range);
+            hints.extend(features::token_hints::token_hints(
+                s,
+                c,
+                &counts,
+                params.range,
+            ));
+            hints.sort_by_key(|h| (h.position.line, h.position.character));
+            Some(hints)
         })
         .await
     }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use tiktoken_rs::CoreBPE;
 
 /// An encoding a count is made with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, GPT-5 and the o-series; the estimate for other models.
     O200kBase,
