@@ -5,8 +5,11 @@
 //! server received, in order, and its address is the server's without
 //! credentials; the usage is what the servers reported.
 
+// Only some of each wire's helpers are used here.
+#[allow(dead_code)]
 #[path = "support/anthropic_wire.rs"]
 mod anthropic_wire;
+#[allow(dead_code)]
 #[path = "support/openai_wire.rs"]
 mod openai_wire;
 
