@@ -12,7 +12,7 @@ use cli_test_support::{fixtures, pf};
 use promptforge_tests::{run_bounded, Scratch};
 use serde_json::Value;
 
-const UNKNOWN_CASE_KEY: &str = "unknown field `expct`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `expect`";
+const UNKNOWN_CASE_KEY: &str = "unknown field `expct`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `repeat`, `min_pass`, `expect`";
 
 #[test]
 fn the_passing_fixtures_check_clean() {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use cli_test_support::{fixtures, pf, without_times};
 use promptforge_tests::Scratch;
 
-const UNKNOWN_CASE_KEY: &str = "unknown field `expct`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `expect`";
+const UNKNOWN_CASE_KEY: &str = "unknown field `expct`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `repeat`, `min_pass`, `expect`";
 
 /// The verdict lines of `pass/` without `--live`, durations elided.
 const PASS_VERDICTS: &str = "\

@@ -83,7 +83,10 @@ fn completion_offers_the_keys_of_each_level() {
     let case = labels(&mut client, &uri, "  - name: one", 6);
     assert_eq!(
         case,
-        ["name", "args", "seed", "store", "model", "tools", "input", "live", "expect"]
+        [
+            "name", "args", "seed", "store", "model", "tools", "input", "live", "repeat",
+            "min_pass", "expect"
+        ]
     );
     let expect = labels(&mut client, &uri, "      result: done", 8);
     assert_eq!(

@@ -151,6 +151,9 @@ pub struct TestArgs {
     /// Run the I-th of N stable parts of the cases (1-based), for a CI matrix.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    /// Run every live case N times (over its `repeat:`); `min_pass:` decides it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: Option<u64>,
     /// How the results are printed.
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,

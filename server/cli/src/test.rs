@@ -84,7 +84,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
     let (results, written) = match args.format {
         TestFormat::Text => {
             let mut observer = text::TextObserver::new(global.quiet, bar.clone());
-            let results = runner::run(&runtime, plan, bar.clone(), &mut observer);
+            let results = runner::run(&runtime, plan, bar.clone(), &mut observer, args.repeat);
             finish(bar.as_ref());
             let written = match observer.error.take() {
                 Some(error) => Err(error),
@@ -93,7 +93,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
             (results, written)
         }
         TestFormat::Json | TestFormat::Junit => {
-            let results = runner::run(&runtime, plan, bar.clone(), &mut Silent);
+            let results = runner::run(&runtime, plan, bar.clone(), &mut Silent, args.repeat);
             finish(bar.as_ref());
             let mut out = io::BufWriter::new(io::stdout().lock());
             let written = if args.format == TestFormat::Json {

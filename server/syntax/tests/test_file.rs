@@ -132,6 +132,8 @@ fn the_spec_example_reads_to_the_exact_model() {
         ],
         input: vec!["yes".to_owned()],
         live: false,
+        repeat: None,
+        min_pass: None,
         expect: Expect {
             range: Some(find(text, "expect", 0)),
             result: Some(quoted("Rust is a systems language.", 1)),
@@ -233,7 +235,7 @@ fn unknown_keys_list_their_places_keys_in_the_specs_order() {
     assert_eq!(
         problems(&text),
         [
-            "3:5 \"arg\" unknown field `arg`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `expect`",
+            "3:5 \"arg\" unknown field `arg`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `repeat`, `min_pass`, `expect`",
             "5:7 \"result_match\" unknown field `result_match`, expected one of `result`, `result_contains`, `result_matches`, `no_result`, `error`, `calls`, `store`, `log_contains`, `rounds`, `requests`, `tool_args`",
             "6:16 \"kinds\" unknown field `kinds`, expected one of `kind`, `message`, `message_contains`",
             "8:9 \"texts\" unknown field `texts`, expected `text` or `calls`",
@@ -438,7 +440,7 @@ fn positions_count_characters_and_take_crlf_as_one_line_end() {
     let text = "cases:\r\n  - name: \"é\"\r\n    argz: x\r\n";
     assert_eq!(
         problems(text),
-        ["3:5 \"argz\" unknown field `argz`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `expect`"]
+        ["3:5 \"argz\" unknown field `argz`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `repeat`, `min_pass`, `expect`"]
     );
     let text = "cases:\n  - { name: \"日本\", seed: x }\n";
     assert_eq!(

@@ -2,7 +2,8 @@
 //! `{"files": [{"file", "problems", "cases": [...]}], "passed", "failed", "skipped"}`.
 //!
 //! `problems` holds `check`'s JSON problem objects; each case is `name`, `status`
-//! (`ok`, `failed`, `skipped`), `duration_ms`, `seed` and `failures`, each failure
+//! (`ok`, `failed`, `skipped`), `duration_ms`, `seed`, `runs` (a repeated live
+//! case's `{passed, runs, needed}`; absent otherwise) and `failures`, each failure
 //! `what`, `message`, `expected` and `actual` (when it compares texts; null for an
 //! absent side such as no result), `line` and `column` (1-based, columns in
 //! characters) and `text` (its rendering, as the text format prints it).
@@ -33,6 +34,8 @@ struct JsonCase<'a> {
     status: &'static str,
     duration_ms: u64,
     seed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runs: Option<promptforge_engine::prompt_tests::repeats::PassRate>,
     failures: Vec<JsonFailure<'a>>,
 }
 
@@ -71,6 +74,7 @@ fn file_object(file: &FileResult) -> JsonFile<'_> {
                 status: case.status.as_str(),
                 duration_ms: millis(case.duration),
                 seed: case.seed,
+                runs: case.runs,
                 failures: case
                     .failures
                     .iter()

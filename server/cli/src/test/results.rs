@@ -5,6 +5,7 @@
 use std::ops::Range;
 use std::time::Duration;
 
+use promptforge_engine::prompt_tests::repeats::PassRate;
 use promptforge_engine::prompt_tests::Failure;
 use promptforge_syntax::LineIndex;
 
@@ -56,6 +57,8 @@ pub struct CaseResult {
     pub seed: u64,
     /// Its failures, in the runner's order.
     pub failures: Vec<Placed>,
+    /// A repeated live case's pass rate.
+    pub runs: Option<PassRate>,
 }
 
 /// One test file's part of the run.

@@ -72,6 +72,7 @@ pub fn run(
     plan: Vec<PlannedFile>,
     progress: Option<ProgressBar>,
     observer: &mut dyn Observer,
+    repeat: Option<u64>,
 ) -> Vec<FileResult> {
     runtime.block_on(async move {
         let slots = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
@@ -88,6 +89,7 @@ pub fn run(
                             planned.case.clone(),
                             gate.clone(),
                             progress.clone(),
+                            repeat,
                         ))
                     })
                     .collect()
@@ -122,13 +124,18 @@ fn spawn_case(
     case: Arc<Case>,
     gate: Arc<Semaphore>,
     progress: Option<ProgressBar>,
+    repeat: Option<u64>,
 ) -> JoinHandle<CaseReport> {
     let host = runnable.host.clone();
     let prompt = runnable.prompt.clone();
     tokio::spawn(async move {
         // The gate is never closed: a failed acquire only runs the case at once.
         let permit = gate.acquire_owned().await.ok();
-        let report = run_case(&host, &prompt, &case, CaseOptions::default()).await;
+        let options = CaseOptions {
+            repeat,
+            ..CaseOptions::default()
+        };
+        let report = run_case(&host, &prompt, &case, options).await;
         drop(permit);
         if let Some(bar) = &progress {
             bar.inc(1);
@@ -146,6 +153,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
             status: Status::Failed,
             duration: std::time::Duration::ZERO,
             seed: planned.seed,
+            runs: None,
             failures: vec![Placed {
                 failure: Failure::new("run", CASE_PANICKED),
                 position: planned.position,
@@ -176,6 +184,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
         duration: report.duration,
         seed: report.seed,
         failures,
+        runs: report.runs,
     }
 }
 
@@ -188,5 +197,6 @@ fn skipped(planned: &PlannedCase) -> CaseResult {
         duration: std::time::Duration::ZERO,
         seed: planned.seed,
         failures: Vec::new(),
+        runs: None,
     }
 }

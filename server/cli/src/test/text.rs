@@ -15,15 +15,18 @@ pub const TEST_FILE_CASE: &str = "(test file)";
 
 /// A verdict line: the status padded to 8 columns, the file, the case and its time.
 pub fn verdict_line(file: &str, case: &CaseResult) -> String {
+    let rate = case
+        .runs
+        .map_or(String::new(), |rate| format!("{}, ", rate.text()));
     match case.status {
         Status::Ok => format!(
-            "{:<8}{file}: {} ({} ms)",
+            "{:<8}{file}: {} ({rate}{} ms)",
             "ok",
             case.name,
             millis(case.duration)
         ),
         Status::Failed => format!(
-            "{:<8}{file}: {} ({} ms)",
+            "{:<8}{file}: {} ({rate}{} ms)",
             "FAILED",
             case.name,
             millis(case.duration)
@@ -165,6 +168,7 @@ mod tests {
             duration: Duration::from_millis(12),
             seed: 1,
             failures: Vec::new(),
+            runs: None,
         }
     }
 

@@ -95,3 +95,9 @@ pub fn no_such_round(round: u64) -> String {
 pub fn tool_arguments_differ(alias: &str, call: usize) -> String {
     format!("call {call} of {alias} does not have these arguments")
 }
+
+/// A repeated case whose runs did not pass often enough: its rate (`7/10 runs
+/// passed`) and the runs needed.
+pub fn pass_rate_too_low(rate: &str, needed: u64) -> String {
+    format!("{rate}, {needed} needed")
+}

@@ -15,6 +15,7 @@ pub mod failure;
 pub mod hooked;
 pub mod messages;
 pub mod record;
+pub mod repeats;
 pub mod requests;
 pub mod scripted;
 pub mod selection;
@@ -52,10 +53,12 @@ pub struct CaseReport {
     pub failures: Vec<Failure>,
     /// The run's outcome.
     pub outcome: Outcome,
-    /// The seed the run used.
+    /// The seed the run used (the first run's, for a repeated case).
     pub seed: u64,
     /// How long the case took.
     pub duration: Duration,
+    /// The pass rate of a repeated live case (None: it ran once).
+    pub runs: Option<repeats::PassRate>,
 }
 
 impl CaseReport {
@@ -89,6 +92,8 @@ pub struct CaseOptions {
     /// Traces every case's run (its [`Outcome::trace`]); a case whose `expect`
     /// checks its requests is traced anyway.
     pub trace: bool,
+    /// Runs every live case this many times (`--repeat`), over its `repeat:`.
+    pub repeat: Option<u64>,
 }
 
 impl Default for CaseOptions {
@@ -97,6 +102,7 @@ impl Default for CaseOptions {
             cancel: CancellationToken::new(),
             events: Arc::new(crate::run::NoEvents),
             trace: false,
+            repeat: None,
         }
     }
 }
@@ -106,11 +112,27 @@ impl Default for CaseOptions {
 /// provider for every model label and its Plugins' tools answered from `tools:`; a
 /// live case runs on the Host's real model and tools. Either way `input.ask` is
 /// answered from `input:` (then `input_unavailable`) and the store starts with
-/// `store:`.
+/// `store:`. A live case with `repeat:` (or [`CaseOptions::repeat`]) runs that
+/// many times ([`repeats`]).
 pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptions) -> CaseReport {
-    let started = Instant::now();
     let name = case.name.as_ref().map_or("", |n| n.value.as_str());
     let seed = case.seed.unwrap_or_else(|| default_seed(name));
+    match repeats::runs_of(case, &options) {
+        Some(runs) => repeats::run_repeated(base, prompt, case, options, seed, runs).await,
+        None => run_once(base, prompt, case, options, seed).await,
+    }
+}
+
+/// One run of `case` with `seed`.
+pub(crate) async fn run_once(
+    base: &Host,
+    prompt: &str,
+    case: &Case,
+    options: CaseOptions,
+    seed: u64,
+) -> CaseReport {
+    let started = Instant::now();
+    let name = case.name.as_ref().map_or("", |n| n.value.as_str());
     let stop = options.cancel.child_token();
     let input = Some(Arc::new(ScriptedInput::new(case.input.clone())) as _);
     let (host, scripts, model) = if case.live {
@@ -161,6 +183,7 @@ pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptio
         outcome,
         seed,
         duration: started.elapsed(),
+        runs: None,
     }
 }
 

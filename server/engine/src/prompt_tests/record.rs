@@ -147,6 +147,8 @@ impl Recorder {
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone(),
             live: false,
+            repeat: None,
+            min_pass: None,
             expect,
         }
     }

@@ -412,6 +412,7 @@ impl Code {
             | Code::Configuration { .. }
             | Code::UnknownAlias { .. } => Severity::Warning,
             Code::UntrustedPlugin { .. } | Code::LuaBlockNotRead { .. } => Severity::Information,
+            Code::TestFile(problem) if problem.is_warning() => Severity::Warning,
             Code::NoFrontmatter
             | Code::InvalidYaml { .. }
             | Code::MissingField { .. }

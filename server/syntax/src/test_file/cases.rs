@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::messages;
 use super::messages::RELATED_FIRST_USED;
-use super::model::{Case, TestFile};
+use super::model::{Case, MinPass, Spanned, TestFile};
 use super::problem::{Place, Problem};
 use super::reader::{Cx, EXPECTED_MAP};
 use super::{expect, rounds};
@@ -88,6 +89,26 @@ fn case(cx: &mut Cx<'_>, node: &Node) -> Option<Case> {
         .value("live")
         .and_then(|live| cx.boolean(live))
         .unwrap_or(false);
+    case.repeat = fields.value("repeat").and_then(|node| {
+        let count = cx.unsigned(node)?;
+        if count == 0 {
+            let problem = Problem::InvalidValue {
+                found: "integer `0`".to_owned(),
+                expected: messages::EXPECTED_REPEAT,
+            };
+            cx.error(problem, node.range.clone());
+            return None;
+        }
+        Some(Spanned::new(count, node.range.clone()))
+    });
+    case.min_pass = fields.value("min_pass").and_then(|node| min_pass(cx, node));
+    if let (Some(repeat), false) = (&case.repeat, case.live) {
+        // A warning: the code's severity says so.
+        cx.error(Problem::RepeatOnScriptedCase, repeat.range.clone());
+    }
+    if let (Some(min_pass), None) = (&case.min_pass, &case.repeat) {
+        cx.error(Problem::MinPassWithoutRepeat, min_pass.range.clone());
+    }
     if let Some((key, value)) = fields.pair("expect") {
         case.expect = expect::read(cx, key, value);
     }
@@ -99,4 +120,28 @@ fn case(cx: &mut Cx<'_>, node: &Node) -> Option<Case> {
         }
     }
     Some(case)
+}
+
+/// `min_pass:`: a share (a number with a fraction, above 0 and at most 1) or a
+/// count (a whole number of 1 or more).
+fn min_pass(cx: &mut Cx<'_>, node: &Node) -> Option<Spanned<MinPass>> {
+    let value = match resolve(node) {
+        Value::Float(share) if share > 0.0 && share <= 1.0 => {
+            Some(MinPass::Share((share * 1_000_000.0).round() as u32))
+        }
+        Value::Int(count) if count >= 1 => u64::try_from(count).ok().map(MinPass::Count),
+        Value::Float(_) | Value::Int(_) => None,
+        _ => {
+            cx.type_error(node, messages::EXPECTED_MIN_PASS);
+            return None;
+        }
+    };
+    if value.is_none() {
+        let problem = Problem::InvalidValue {
+            found: crate::frontmatter::values::found(node),
+            expected: messages::EXPECTED_MIN_PASS,
+        };
+        cx.error(problem, node.range.clone());
+    }
+    Some(Spanned::new(value?, node.range.clone()))
 }

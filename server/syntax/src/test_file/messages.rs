@@ -111,6 +111,20 @@ pub fn prompt_unreadable(path: &str, reason: &str) -> String {
     format!("the prompt {path} cannot be read: {reason}")
 }
 
+/// `repeat:` on a scripted case.
+pub const REPEAT_ON_SCRIPTED_CASE: &str =
+    "`repeat` applies to live cases: this scripted case runs once";
+
+/// `min_pass:` on a case without `repeat:`.
+pub const MIN_PASS_WITHOUT_REPEAT: &str = "`min_pass` needs `repeat` on the case";
+
+/// What `repeat:` takes.
+pub const EXPECTED_REPEAT: &str = "a whole number of 1 or more";
+
+/// What `min_pass:` takes.
+pub const EXPECTED_MIN_PASS: &str =
+    "a share of the runs above 0 and at most 1 (0.8), or a count of 1 or more (8)";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,8 +39,35 @@ pub struct Case {
     pub input: Vec<String>,
     /// `live: true`.
     pub live: bool,
+    /// `repeat:` runs of a live case (a scripted case runs once).
+    pub repeat: Option<Spanned<u64>>,
+    /// `min_pass:` the runs of a repeated case that must pass.
+    pub min_pass: Option<Spanned<MinPass>>,
     /// `expect:`.
     pub expect: Expect,
+}
+
+/// `min_pass:`: a share of the runs (`0.8`) or a count (`8`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MinPass {
+    /// A share of the runs, in millionths (`0.8` is 800000), above 0 and at most
+    /// 1000000.
+    Share(u32),
+    /// A number of runs, 1 or more.
+    Count(u64),
+}
+
+impl MinPass {
+    /// The runs of `runs` that must pass: the count (at most `runs`), or the
+    /// share rounded up.
+    pub fn needed(self, runs: u64) -> u64 {
+        match self {
+            MinPass::Count(count) => count.min(runs),
+            MinPass::Share(millionths) => {
+                (u128::from(runs) * u128::from(millionths)).div_ceil(1_000_000) as u64
+            }
+        }
+    }
 }
 
 /// One scripted model round.

@@ -9,7 +9,8 @@ use crate::frontmatter::messages as fm;
 pub const TOP_KEYS: &[&str] = &["prompt", "cases"];
 /// A case's keys, in `testing.md`'s order.
 pub const CASE_KEYS: &[&str] = &[
-    "name", "args", "seed", "store", "model", "tools", "input", "live", "expect",
+    "name", "args", "seed", "store", "model", "tools", "input", "live", "repeat", "min_pass",
+    "expect",
 ];
 /// `expect:`'s keys, in `testing.md`'s order.
 pub const EXPECT_KEYS: &[&str] = &[
@@ -120,6 +121,10 @@ pub enum Problem {
     InvalidRegex { reason: String },
     /// The prompt the file tests cannot be read (missing, unreadable, not UTF-8).
     PromptUnreadable { path: String, reason: String },
+    /// `repeat:` on a scripted case, which runs once (a warning).
+    RepeatOnScriptedCase,
+    /// `min_pass:` without `repeat:` on the case.
+    MinPassWithoutRepeat,
 }
 
 impl Problem {
@@ -144,7 +149,14 @@ impl Problem {
             Problem::AnswerShape => messages::ANSWER_SHAPE.to_owned(),
             Problem::NotJson { reason } => messages::not_json(reason),
             Problem::InvalidRegex { reason } => messages::invalid_regex(reason),
+            Problem::RepeatOnScriptedCase => messages::REPEAT_ON_SCRIPTED_CASE.to_owned(),
+            Problem::MinPassWithoutRepeat => messages::MIN_PASS_WITHOUT_REPEAT.to_owned(),
         }
+    }
+
+    /// True for the rules that warn and let the file run.
+    pub fn is_warning(&self) -> bool {
+        matches!(self, Problem::RepeatOnScriptedCase)
     }
 
     /// What the rule says without any text taken from the file (no value, key,
@@ -174,6 +186,8 @@ impl Problem {
             Problem::AnswerShape => messages::ANSWER_SHAPE.to_owned(),
             Problem::NotJson { .. } => "a value JSON cannot hold".to_owned(),
             Problem::InvalidRegex { .. } => "an invalid regular expression".to_owned(),
+            Problem::RepeatOnScriptedCase => messages::REPEAT_ON_SCRIPTED_CASE.to_owned(),
+            Problem::MinPassWithoutRepeat => messages::MIN_PASS_WITHOUT_REPEAT.to_owned(),
         }
     }
 }

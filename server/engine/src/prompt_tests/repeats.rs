@@ -1,0 +1,121 @@
+//! Repeated live cases (issue 28): `repeat: N` (or `--repeat N`) runs a live
+//! case N times, a few at once; `min_pass:` (a share or a count; all runs when
+//! absent) decides it. Run `i` (from 0) uses the case's seed plus `i`, so each
+//! run has its own nonce and the set repeats. The case fails with its pass
+//! rate, then each failed run's failures prefixed with the run's number.
+
+use futures::stream::{self, StreamExt};
+use promptforge_syntax::test_file::{Case, MinPass};
+use serde::Serialize;
+
+use super::{messages, run_once, CaseOptions, CaseReport, Failure};
+use crate::host::Host;
+
+/// How many runs of one repeated case go at once.
+pub const RUNS_AT_ONCE: usize = 4;
+
+/// A repeated case's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PassRate {
+    /// Runs that passed.
+    pub passed: u64,
+    /// Runs made.
+    pub runs: u64,
+    /// Runs that had to pass.
+    pub needed: u64,
+}
+
+impl PassRate {
+    /// The rate as printed: `8/10 runs passed`.
+    pub fn text(&self) -> String {
+        format!("{}/{} runs passed", self.passed, self.runs)
+    }
+}
+
+/// How many times `case` runs when more than once: a live case's `--repeat`,
+/// else its `repeat:` (a scripted case runs once, whatever it says).
+pub fn runs_of(case: &Case, options: &CaseOptions) -> Option<u64> {
+    if !case.live {
+        return None;
+    }
+    let runs = options
+        .repeat
+        .or_else(|| case.repeat.as_ref().map(|r| r.value))?;
+    (runs > 1).then_some(runs)
+}
+
+/// Runs `case` `runs` times and decides it by its `min_pass:`.
+pub async fn run_repeated(
+    base: &Host,
+    prompt: &str,
+    case: &Case,
+    options: CaseOptions,
+    seed: u64,
+    runs: u64,
+) -> CaseReport {
+    let started = std::time::Instant::now();
+    let reports: Vec<CaseReport> = stream::iter(0..runs)
+        .map(|i| run_once(base, prompt, case, options.clone(), seed.wrapping_add(i)))
+        .buffered(RUNS_AT_ONCE)
+        .collect()
+        .await;
+    let min_pass = case.min_pass.as_ref().map(|m| m.value);
+    let needed = min_pass.unwrap_or(MinPass::Count(runs)).needed(runs);
+    let passed = reports.iter().filter(|r| r.passed()).count() as u64;
+    let rate = PassRate {
+        passed,
+        runs,
+        needed,
+    };
+    let mut failures = Vec::new();
+    if passed < needed {
+        let at = case
+            .min_pass
+            .as_ref()
+            .map_or(case.range.clone(), |m| m.range.clone());
+        failures.push(
+            Failure::new(
+                "min_pass",
+                messages::pass_rate_too_low(&rate.text(), needed),
+            )
+            .comparing(format!("{needed} runs"), format!("{passed} runs"))
+            .at(Some(at)),
+        );
+        for (i, report) in reports.iter().enumerate() {
+            for failure in &report.failures {
+                let mut failure = failure.clone();
+                failure.what = format!("run {}: {}", i + 1, failure.what);
+                failures.push(failure);
+            }
+        }
+    }
+    let shown = reports
+        .iter()
+        .find(|r| !r.passed())
+        .or(reports.last())
+        .cloned();
+    let Some(first) = shown else {
+        return run_once(base, prompt, case, options, seed).await;
+    };
+    CaseReport {
+        failures,
+        seed,
+        duration: started.elapsed(),
+        runs: Some(rate),
+        ..first
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_pass_counts_shares_up() {
+        assert_eq!(MinPass::Share(700_000).needed(10), 7);
+        assert_eq!(MinPass::Share(750_000).needed(10), 8);
+        assert_eq!(MinPass::Share(1_000_000).needed(3), 3);
+        assert_eq!(MinPass::Count(12).needed(10), 10);
+        assert_eq!(MinPass::Count(4).needed(10), 4);
+    }
+}

@@ -1,0 +1,131 @@
+//! Issue 28: repeated live cases against a loopback OpenAI-compatible server that
+//! answers correctly 4 times in 5 (the 5th and 10th requests get a wrong answer):
+//! `repeat: 10, min_pass: 0.7` passes with its rate, `min_pass: 0.9` fails with
+//! it and each failed run's failure; `--repeat` overrides `repeat:`; a scripted
+//! case with `repeat:` warns and runs once.
+
+use promptforge_engine::testing::http::{Answers, Reply, Server};
+use promptforge_tests::{binary, isolate, Scratch};
+
+const PROMPT: &str = "---\nname: capital\ndescription: d\npromptforge: 0\nmodels:\n  w: { model: m }\n---\n\n# Capital\n\n```lua\nreturn models.infer('What is the capital of France?')\n```\n";
+
+/// A streamed chat completion whose text is `text`.
+fn replying(text: &str) -> Reply {
+    let chunk = |delta: &str, finish: &str| {
+        format!(
+            "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
+        )
+    };
+    let body = chunk(&format!("{{\"content\":\"{text}\"}}"), "null")
+        + &chunk("{}", "\"stop\"")
+        + "data: [DONE]\n\n";
+    Reply::sse(&body)
+}
+
+/// Ten answers, the 5th and 10th wrong.
+fn four_in_five() -> Server {
+    let answers = (1..=10)
+        .map(|n| replying(if n % 5 == 0 { "Lyon" } else { "Paris" }))
+        .collect();
+    Server::serve_blocking(Answers::InOrder(answers))
+}
+
+fn suite(min_pass: &str) -> (Scratch, Server) {
+    let server = four_in_five();
+    let dir = Scratch::new("repeat");
+    dir.write(
+        "promptforge.toml",
+        format!(
+            "[model.m]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\nretries = 0\n",
+            server.url()
+        ),
+    );
+    dir.write("capital.md", PROMPT);
+    dir.write(
+        "capital.test.yaml",
+        format!(
+            "cases:\n  - name: knows the capital\n    live: true\n    repeat: 10\n    min_pass: {min_pass}\n    expect:\n      result: Paris\n"
+        ),
+    );
+    (dir, server)
+}
+
+fn test(dir: &Scratch, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut command = std::process::Command::new(binary());
+    isolate(&mut command)
+        .current_dir(dir.path())
+        .env("PROMPTFORGE_TRUST", "1")
+        .args(["test", "--live"])
+        .args(args);
+    let out = command.output().expect("the binary runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_pass_rate_at_the_minimum_passes_and_shows_the_rate() {
+    let (dir, server) = suite("0.7");
+    let (code, stdout, stderr) = test(&dir, &["capital.test.yaml"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("capital.test.yaml: knows the capital (8/10 runs passed, "),
+        "{stdout}"
+    );
+    assert_eq!(server.requests().len(), 10);
+}
+
+#[test]
+fn a_pass_rate_below_the_minimum_fails_with_the_rate_and_each_failed_run() {
+    let (dir, server) = suite("0.9");
+    let (code, stdout, stderr) = test(&dir, &["-q", "capital.test.yaml"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(":5:15: min_pass: 8/10 runs passed, 9 needed\n  expected: \"9 runs\"\n  actual:   \"8 runs\"\n"),
+        "{stdout}"
+    );
+    let failed_runs: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("expect.result: the result differs"))
+        .collect();
+    assert_eq!(failed_runs.len(), 2, "{stdout}");
+    assert!(failed_runs.iter().all(|l| l.contains(": run ")), "{stdout}");
+    assert_eq!(server.requests().len(), 10);
+}
+
+#[test]
+fn repeat_on_the_command_line_overrides_the_case() {
+    let (dir, server) = suite("2");
+    let (code, stdout, stderr) = test(&dir, &["--repeat", "3", "capital.test.yaml"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("(3/3 runs passed, "), "{stdout}");
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn a_scripted_case_with_repeat_warns_and_runs_once() {
+    let dir = Scratch::new("repeat-scripted");
+    dir.write("capital.md", PROMPT);
+    dir.write(
+        "capital.test.yaml",
+        "cases:\n  - name: scripted\n    repeat: 5\n    model:\n      - text: Paris\n    expect:\n      result: Paris\n",
+    );
+    let (code, stdout, stderr) = test(&dir, &["capital.test.yaml"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ok      capital.test.yaml: scripted ("),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("runs passed"), "{stdout}");
+    let mut check = std::process::Command::new(binary());
+    isolate(&mut check)
+        .current_dir(dir.path())
+        .args(["check", "capital.test.yaml"]);
+    let out = check.output().expect("the binary runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "capital.test.yaml:3:13: warning[TestFile]: `repeat` applies to live cases: this scripted case runs once\n"
+    );
+}
