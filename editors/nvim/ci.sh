@@ -64,7 +64,7 @@ export XDG_CONFIG_HOME=$HOME_DIR/config XDG_DATA_HOME=$HOME_DIR/data \
   XDG_STATE_HOME=$HOME_DIR/state XDG_CACHE_HOME=$HOME_DIR/cache
 passed=0 failed=0 skipped=0 broken=()
 # test_parser builds the parser that test_health and test_binary then find.
-for name in detect lsp run ask test neotest parser health binary enable dap trust lazy; do
+for name in detect lsp run trace ask test neotest parser health binary enable dap trust lazy; do
   started=$(now)
   log=$HOME_DIR/test_$name.out
   mkdir -p "$HOME_DIR"

@@ -11,6 +11,20 @@ vim.api.nvim_create_user_command('PromptForgeRun', function(cmd)
   run().run(cmd.args)
 end, { nargs = '*', desc = 'Run this prompt (the rest of the line is its argument string)' })
 
+vim.api.nvim_create_user_command('PromptForgeRunOffline', function(cmd)
+  run().run_offline(cmd.args)
+end, { nargs = '*', desc = 'Run this prompt with every model label answered by echo (the rest of the line is its argument string)' })
+
+vim.api.nvim_create_user_command('PromptForgeTrace', function(cmd)
+  require('promptforge.trace').open(cmd.args)
+end, {
+  nargs = '?',
+  complete = function(lead)
+    return vim.tbl_filter(function(id) return vim.startswith(id, lead) end, run().run_ids())
+  end,
+  desc = 'Show the trace of a run (default: the latest one) in a foldable buffer',
+})
+
 vim.api.nvim_create_user_command('PromptForgeDebug', function(cmd)
   require('promptforge.dap').debug(0, cmd.args)
 end, { nargs = '*', desc = 'Debug this prompt with nvim-dap (the rest of the line is its argument string)' })

@@ -4,10 +4,11 @@
 -- `promptforge/ask` answered with vim.ui.input.
 local M = {}
 
-local runs = {} -- "client:runId" -> { out, uri, done }
+local runs = {} -- "client:runId" -> { out, uri, client, run_id, done, trace_id }
 local early = {} -- "client:runId" -> events that came before the command's response
 local outputs = {} -- document uri -> its output buffer
 M.last = {} -- document uri -> key of its latest run
+local latest -- key of the session's latest run
 
 -- Neovim 0.11 made client methods take `self`; 0.10 has plain functions.
 local method_call = vim.fn.has('nvim-0.11') == 1
@@ -17,9 +18,10 @@ local function request(client, method, params, handler, buf)
   end
   return client.request(method, params, handler, buf)
 end
+M.request = request
 
 -- The promptforge client of `buf`, and the document `buf` stands for (an
--- output buffer stands for its prompt).
+-- output or trace buffer stands for its prompt).
 local function target(buf)
   buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
   local uri = vim.b[buf].promptforge_uri or vim.uri_from_bufnr(buf)
@@ -27,6 +29,7 @@ local function target(buf)
   local client = vim.lsp.get_clients({ bufnr = doc, name = 'promptforge' })[1]
   return client, uri, doc
 end
+M.target = target
 
 -- The output buffer of a document, created on first use and shown in a split.
 local function output_for(uri)
@@ -111,6 +114,7 @@ local function on_event(key, event)
   end
   if event.type == 'finished' or event.type == 'failed' then
     run.done = true
+    run.trace_id = event.traceId ~= vim.NIL and event.traceId or nil
     if event.type == 'finished' then
       local result = event.result == vim.NIL and '(no result)' or split(event.result)[1]
       vim.notify('PromptForge: ' .. result, vim.log.levels.INFO)
@@ -131,6 +135,9 @@ function M.start(command, argument, buf)
   local out = output_for(uri)
   local what = command == 'promptforge.test' and 'Testing ' or 'Running '
   local header = what .. vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
+  if argument.offline then
+    header = header .. ' offline'
+  end
   if argument.args then
     header = header .. ' with ' .. vim.inspect(argument.args)
   elseif argument.case then
@@ -144,8 +151,9 @@ function M.start(command, argument, buf)
       return
     end
     local key = client.id .. ':' .. result.runId
-    runs[key] = { out = out, uri = uri, client = client }
+    runs[key] = { out = out, uri = uri, client = client, run_id = result.runId, offline = argument.offline }
     M.last[uri] = key
+    latest = key
     for _, event in ipairs(early[key] or {}) do
       on_event(key, event)
     end
@@ -155,6 +163,41 @@ end
 
 function M.run(args, buf)
   M.start('promptforge.run', { args = (args ~= nil and args ~= '') and args or nil }, buf)
+end
+
+-- Runs with every model label answered by `echo` (no model called, no key
+-- needed); the run's trace then shows each request as it would have gone out.
+function M.run_offline(args, buf)
+  M.start('promptforge.run', { args = (args ~= nil and args ~= '') and args or nil, offline = true }, buf)
+end
+
+-- A run of this session: `run_id` as the command answered it (several
+-- servers may each have one: the one of `buf`'s server first), or the
+-- session's latest run when nil. Nil when there is none.
+function M.lookup(run_id, buf)
+  if run_id == nil then
+    return latest and runs[latest]
+  end
+  local client = target(buf)
+  local mine = client and runs[client.id .. ':' .. run_id]
+  if mine then
+    return mine
+  end
+  for _, run in pairs(runs) do
+    if run.run_id == run_id then
+      return run
+    end
+  end
+end
+
+-- The ids of the session's runs (for completion).
+function M.run_ids()
+  local ids = {}
+  for _, run in pairs(runs) do
+    ids[#ids + 1] = run.run_id
+  end
+  table.sort(ids)
+  return ids
 end
 
 -- Cancels the document's latest run that is still going (else any that is).

@@ -1,0 +1,142 @@
+-- The trace of a run (issue 27): :PromptForgeRunOffline runs a prompt whose
+-- label's model is unreachable with every label answered by echo,
+-- :PromptForgeTrace shows the run's spans with the round's request and reply
+-- folded, <CR> on the round jumps to its prompt line, and the messages when no
+-- run happened or the server keeps no trace.
+local H = require('helpers')
+
+H.setup()
+
+-- The label's Host model would call a server that is not there (port 9).
+local config = '[limits]\nlua_instructions = 100000000000\n'
+  .. '[model.remote]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nretries = 0\n'
+local lua = "local m = messages.new():system('Be brief.'):user('hi')\nreturn models.infer(m)"
+
+-- The notifications while `fn` runs, and until `until_` (a pattern) is among them.
+local function notified(fn, until_)
+  local seen = {}
+  local notify = vim.notify
+  vim.notify = function(text, level)
+    table.insert(seen, { text = text, level = level })
+  end
+  local ok, err = pcall(fn)
+  if ok and until_ then
+    ok, err = pcall(H.wait, vim.inspect(until_) .. ' notified', function()
+      for _, n in ipairs(seen) do
+        if n.text:find(until_) then
+          return true
+        end
+      end
+    end)
+  end
+  vim.notify = notify
+  if not ok then
+    error(err, 0)
+  end
+  return seen
+end
+
+local function trace_buf()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.bo[buf].filetype == 'promptforge-trace' then
+      return buf
+    end
+  end
+end
+
+local prompt, dir
+
+H.run('trace', {
+  { ':PromptForgeTrace before any run says there is none', function()
+    local seen = notified(function() vim.cmd('PromptForgeTrace') end)
+    H.eq(1, #seen, 'notifications')
+    H.eq('PromptForge: no run in this session yet: :PromptForgeRun or :PromptForgeRunOffline starts one', seen[1].text, 'the message')
+    H.eq(nil, trace_buf(), 'a trace buffer')
+  end },
+
+  { ':PromptForgeRunOffline answers the unreachable label with echo', function()
+    dir = H.scratch({
+      ['p.md'] = H.prompt(lua, 'models:\n  w: { model: remote }\n'),
+      ['promptforge.toml'] = config,
+    })
+    prompt = H.open(dir .. '/p.md')
+    vim.cmd('PromptForgeRunOffline')
+    local text = H.wait_output(prompt, 'Result:\nhi')
+    assert(text:find('^Running .*p%.md offline'), text)
+  end },
+
+  { ':PromptForgeTrace opens the latest run\'s trace with the round and its request', function()
+    vim.cmd('PromptForgeTrace')
+    local buf = H.wait('the trace buffer', function()
+      local b = trace_buf()
+      return b and vim.api.nvim_get_current_buf() == b and vim.api.nvim_buf_line_count(b) > 1 and b
+    end)
+    local text = H.text(buf)
+    assert(text:find('^Trace of run%-%x+: .*p%.md %(offline%)'), text)
+    H.eq(false, vim.bo[buf].modifiable, 'modifiable')
+    H.eq('expr', vim.wo.foldmethod, 'foldmethod')
+    -- The tree: run, H1 pass, section Go, and the round under it.
+    local run_row = H.line_of(buf, '^run  %d')
+    local section_row = H.line_of(buf, '^  section Go  .*  line 10$')
+    local round_row, round = H.line_of(buf, '^    chat w %(echo echo%)  ')
+    assert(run_row < section_row and section_row < round_row, text)
+    assert(round:find('  ≈%d+ in, ≈%d+ out tokens  line 14$'), round)
+    -- The request (the engine's: echo speaks no HTTP), folded.
+    local request_row = H.line_of(buf, '^      request$')
+    H.eq(round_row + 1, request_row, 'the request\'s row')
+    assert(vim.fn.foldclosed(request_row + 1) == request_row + 1, 'the request is folded')
+    assert(vim.fn.foldclosed(round_row + 1) == -1, 'the round is open')
+    for _, needle in ipairs({
+      '"messages": [', '"content": "Be brief.",', '"role": "system"', '"content": "hi",', '"role": "user"',
+    }) do
+      assert(text:find('\n        ' .. needle:gsub('%p', '%%%0'), 1) or text:find('\n          ' .. needle, 1, true), needle .. ' in\n' .. text)
+    end
+    -- The reply, folded too.
+    local reply_row = H.line_of(buf, '^      reply$')
+    assert(vim.fn.foldclosed(reply_row + 1) == reply_row + 1, 'the reply is folded')
+    assert(text:find('\n        "content": "hi",', 1, true), text)
+    -- za opens the request.
+    vim.api.nvim_win_set_cursor(0, { request_row + 1, 0 })
+    vim.cmd('normal! za')
+    H.eq(-1, vim.fn.foldclosed(request_row + 1), 'the opened request')
+  end },
+
+  { '<CR> on the round jumps to its line in the prompt\'s window', function()
+    local buf = trace_buf()
+    local round_row = H.line_of(buf, '^    chat w ')
+    vim.api.nvim_win_set_cursor(0, { round_row + 1, 0 })
+    vim.cmd('normal ' .. vim.keycode('<CR>'))
+    H.eq(prompt, vim.api.nvim_get_current_buf(), 'the buffer after <CR>')
+    local infer = H.line_of(prompt, 'return models%.infer')
+    H.eq({ infer + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor')
+    -- A line of the request is the round's too; the H1 pass has no line of its
+    -- own and jumps to... its own line when it has one, else the run's.
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    vim.api.nvim_win_set_cursor(0, { H.line_of(buf, '^  section Go') + 1, 0 })
+    vim.cmd('normal ' .. vim.keycode('<CR>'))
+    H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor on the section\'s heading')
+  end },
+
+  { ':PromptForgeTrace RUNID of a run the server keeps no trace of gives its message', function()
+    vim.api.nvim_set_current_buf(prompt)
+    local seen = notified(function() vim.cmd('PromptForgeTrace run-99') end, 'no trace of run%-99')
+    H.eq('PromptForge: no trace of run-99: the server keeps the traces of the last 20 prompt runs of this session',
+      seen[#seen].text, 'the message')
+  end },
+
+  { 'a run that reaches the model shows the wire request and the round\'s error', function()
+    vim.api.nvim_set_current_buf(prompt)
+    vim.cmd('PromptForgeRun')
+    H.wait_output(prompt, 'Failed: ')
+    vim.cmd('PromptForgeTrace')
+    local buf = trace_buf()
+    H.wait('the trace of the second run', function()
+      return not H.text(buf):find('(offline)', 1, true) and H.text(buf):find('chat w (openai m)', 1, true)
+    end)
+    local text = H.text(buf)
+    local _, round = H.line_of(buf, '^    chat w %(openai m%)')
+    assert(round:find('  error: '), round)
+    H.line_of(buf, '^      request to http://127%.0%.0%.1:9/v1/chat/completions$')
+    assert(text:find('\n        "model": "m",', 1, true), text)
+  end },
+})
