@@ -10,7 +10,8 @@ H.setup()
 -- The label's Host model would call a server that is not there (port 9).
 local config = '[limits]\nlua_instructions = 100000000000\n'
   .. '[model.remote]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nretries = 0\n'
-local lua = "local m = messages.new():system('Be brief.'):user('hi')\nreturn models.infer(m)"
+-- (Not `return models.infer(m)`: a tail call leaves no caller line to the round.)
+local lua = "local m = messages.new():system('Be brief.'):user('hi')\nlocal reply = models.infer(m)\nreturn reply"
 
 -- The notifications while `fn` runs, and until `until_` (a pattern) is among them.
 local function notified(fn, until_)
@@ -44,7 +45,7 @@ local function trace_buf()
   end
 end
 
-local prompt, dir
+local prompt, dir, offline_run
 
 H.run('trace', {
   { ':PromptForgeTrace before any run says there is none', function()
@@ -72,29 +73,42 @@ H.run('trace', {
       return b and vim.api.nvim_get_current_buf() == b and vim.api.nvim_buf_line_count(b) > 1 and b
     end)
     local text = H.text(buf)
-    assert(text:find('^Trace of run%-%x+: .*p%.md %(offline%)'), text)
+    offline_run = require('promptforge.run').lookup().run_id
+    assert(text:find(('^Trace of %s %%(trace id run%%-%%x+%%): .*p%%.md %%(offline%%)'):format(vim.pesc(offline_run))), text)
     H.eq(false, vim.bo[buf].modifiable, 'modifiable')
     H.eq('expr', vim.wo.foldmethod, 'foldmethod')
-    -- The tree: run, H1 pass, section Go, and the round under it.
+    -- The tree: run, H1 pass, section Go, and the round under it, each with
+    -- its prompt line.
     local run_row = H.line_of(buf, '^run  %d')
-    local section_row = H.line_of(buf, '^  section Go  .*  line 10$')
+    local section_row = H.line_of(buf, ('^  section Go  .*  line %d$'):format(H.line_of(prompt, '^## Go') + 1))
     local round_row, round = H.line_of(buf, '^    chat w %(echo echo%)  ')
     assert(run_row < section_row and section_row < round_row, text)
-    assert(round:find('  ≈%d+ in, ≈%d+ out tokens  line 14$'), round)
-    -- The request (the engine's: echo speaks no HTTP), folded.
+    local infer_line = H.line_of(prompt, 'models%.infer') + 1
+    assert(round:find(('  ≈%%d+ in, ≈%%d+ out tokens  line %d$'):format(infer_line)), round)
+    -- The request (the engine's own: echo speaks no HTTP), folded, holding
+    -- the messages.
     local request_row = H.line_of(buf, '^      request$')
     H.eq(round_row + 1, request_row, 'the request\'s row')
-    assert(vim.fn.foldclosed(request_row + 1) == request_row + 1, 'the request is folded')
-    assert(vim.fn.foldclosed(round_row + 1) == -1, 'the round is open')
-    for _, needle in ipairs({
-      '"messages": [', '"content": "Be brief.",', '"role": "system"', '"content": "hi",', '"role": "user"',
-    }) do
-      assert(text:find('\n        ' .. needle:gsub('%p', '%%%0'), 1) or text:find('\n          ' .. needle, 1, true), needle .. ' in\n' .. text)
-    end
-    -- The reply, folded too.
+    H.eq(request_row + 1, vim.fn.foldclosed(request_row + 1), 'the request\'s fold')
+    H.eq(-1, vim.fn.foldclosed(round_row + 1), 'the round\'s fold')
     local reply_row = H.line_of(buf, '^      reply$')
-    assert(vim.fn.foldclosed(reply_row + 1) == reply_row + 1, 'the reply is folded')
-    assert(text:find('\n        "content": "hi",', 1, true), text)
+    local request = vim.api.nvim_buf_get_lines(buf, request_row + 1, reply_row, false)
+    H.eq({
+      '        {',
+      '          "messages": [',
+      '            {',
+      '              "content": "Be brief.",',
+      '              "role": "system"',
+      '            },',
+      '            {',
+      '              "content": "hi",',
+      '              "role": "user"',
+      '            }',
+      '          ],',
+    }, vim.list_slice(request, 1, 11), 'the request\'s messages')
+    -- The reply, folded too.
+    H.eq(reply_row + 1, vim.fn.foldclosed(reply_row + 1), 'the reply\'s fold')
+    H.eq({ '        {', '          "content": "hi",' }, vim.api.nvim_buf_get_lines(buf, reply_row + 1, reply_row + 3, false), 'the reply')
     -- za opens the request.
     vim.api.nvim_win_set_cursor(0, { request_row + 1, 0 })
     vim.cmd('normal! za')
@@ -107,14 +121,19 @@ H.run('trace', {
     vim.api.nvim_win_set_cursor(0, { round_row + 1, 0 })
     vim.cmd('normal ' .. vim.keycode('<CR>'))
     H.eq(prompt, vim.api.nvim_get_current_buf(), 'the buffer after <CR>')
-    local infer = H.line_of(prompt, 'return models%.infer')
+    local infer = H.line_of(prompt, 'models%.infer')
     H.eq({ infer + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor')
-    -- A line of the request is the round's too; the H1 pass has no line of its
-    -- own and jumps to... its own line when it has one, else the run's.
-    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    -- A line of the request belongs to the round too; a section jumps to its heading.
+    local trace_win = vim.fn.bufwinid(buf)
+    vim.api.nvim_set_current_win(trace_win)
+    vim.api.nvim_win_set_cursor(0, { H.line_of(buf, '"role": "system"') + 1, 0 })
+    vim.cmd('normal ' .. vim.keycode('<CR>'))
+    H.eq({ infer + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the request')
+    vim.api.nvim_set_current_win(trace_win)
     vim.api.nvim_win_set_cursor(0, { H.line_of(buf, '^  section Go') + 1, 0 })
     vim.cmd('normal ' .. vim.keycode('<CR>'))
-    H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor on the section\'s heading')
+    H.eq(prompt, vim.api.nvim_get_current_buf(), 'the buffer after <CR>')
+    H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the section')
   end },
 
   { ':PromptForgeTrace RUNID of a run the server keeps no trace of gives its message', function()
@@ -133,10 +152,18 @@ H.run('trace', {
     H.wait('the trace of the second run', function()
       return not H.text(buf):find('(offline)', 1, true) and H.text(buf):find('chat w (openai m)', 1, true)
     end)
-    local text = H.text(buf)
     local _, round = H.line_of(buf, '^    chat w %(openai m%)')
-    assert(round:find('  error: '), round)
-    H.line_of(buf, '^      request to http://127%.0%.0%.1:9/v1/chat/completions$')
-    assert(text:find('\n        "model": "m",', 1, true), text)
+    assert(round:find('  error: model "remote" failed: connection refused', 1, true), round)
+    -- The request as it went on the wire: the provider's body, with its address.
+    local request_row = H.line_of(buf, '^      request to http://127%.0%.0%.1:9/v1/chat/completions$')
+    local body = vim.api.nvim_buf_get_lines(buf, request_row + 1, -1, false)
+    assert(vim.tbl_contains(body, '          "model": "m",'), table.concat(body, '\n'))
+    assert(vim.tbl_contains(body, '          "stream": true,'), table.concat(body, '\n'))
+    -- The offline run's trace, by its id.
+    vim.cmd('PromptForgeTrace ' .. offline_run)
+    H.wait('the offline run\'s trace again', function()
+      return H.text(buf):find('^Trace of ' .. vim.pesc(offline_run) .. ' .*%(offline%)')
+    end)
+    H.line_of(buf, '^    chat w %(echo echo%)')
   end },
 })

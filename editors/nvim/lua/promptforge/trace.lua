@@ -126,9 +126,8 @@ end
 local function render(trace, header)
   local view = { lines = {}, levels = {}, spans = {}, by_id = {}, closed = {} }
   local function add(text, level, span)
-    table.insert(view.lines, (text:gsub('\n', ' ')))
-    table.insert(view.levels, level)
-    table.insert(view.spans, span)
+    local row = #view.lines + 1
+    view.lines[row], view.levels[row], view.spans[row] = (text:gsub('\n', ' ')), level, span
   end
   -- A folded block: its title line, then `body` one level deeper.
   local function block(title, body, depth, span)
@@ -207,7 +206,7 @@ local function buffer_for(uri)
 end
 
 -- Shows `trace` of the run of document `uri`, focused, in its own window.
-local function show(trace, uri, offline)
+local function show(trace, run_id, uri, offline)
   local total = { input = 0, output = 0, estimated = false, any = false }
   for _, span in ipairs(trace.spans or {}) do
     local usage = span.kind.type == 'round' and present(span.kind.usage)
@@ -217,7 +216,8 @@ local function show(trace, uri, offline)
     end
   end
   local header = {
-    ('Trace of %s: %s%s'):format(trace.runId, vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.'), offline and ' (offline)' or ''),
+    ('Trace of %s (trace id %s): %s%s'):format(run_id, trace.runId, vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.'),
+      offline and ' (offline)' or ''),
   }
   if total.any then
     table.insert(header, 'Total: ' .. tokens({ inputTokens = total.input, outputTokens = total.output, estimated = total.estimated }))
@@ -279,7 +279,7 @@ function M.open(run_id, buf)
       notify(err and err.message or ('no trace of ' .. run_id), vim.log.levels.WARN)
       return
     end
-    show(trace, uri, found and found.offline)
+    show(trace, run_id, uri, found and found.offline)
   end, vim.uri_to_bufnr(uri))
 end
 
