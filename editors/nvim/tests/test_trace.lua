@@ -165,5 +165,11 @@ H.run('trace', {
       return H.text(buf):find('^Trace of ' .. vim.pesc(offline_run) .. ' .*%(offline%)')
     end)
     H.line_of(buf, '^    chat w %(echo echo%)')
+    -- Closed, then shown again in a new window: folded there too.
+    vim.api.nvim_win_close(vim.fn.bufwinid(buf), false)
+    vim.cmd('sbuffer ' .. buf)
+    H.eq('expr', vim.wo.foldmethod, 'foldmethod of the new window')
+    local request_row = H.line_of(buf, '^      request$')
+    H.eq(request_row + 1, vim.fn.foldclosed(request_row + 1), 'the request\'s fold in the new window')
   end },
 })
