@@ -11,7 +11,14 @@ H.setup()
 local config = '[limits]\nlua_instructions = 100000000000\n'
   .. '[model.remote]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nretries = 0\n'
 -- (Not `return models.infer(m)`: a tail call leaves no caller line to the round.)
-local lua = "local m = messages.new():system('Be brief.'):user('hi')\nlocal reply = models.infer(m)\nreturn reply"
+local lua = table.concat({
+  "log('asking')",
+  "tools.add_local('grab', 'Grab things', {}, function() return 'x' end)",
+  "tools.call('grab', { what = 'it' })",
+  "local m = messages.new():system('Be brief.'):user('hi')",
+  'local reply = models.infer(m)',
+  'return reply',
+}, '\n')
 
 -- The notifications while `fn` runs, and until `until_` (a pattern) is among them.
 local function notified(fn, until_)
@@ -83,6 +90,13 @@ H.run('trace', {
     local section_row = H.line_of(buf, ('^  section Go  .*  line %d$'):format(H.line_of(prompt, '^## Go') + 1))
     local round_row, round = H.line_of(buf, '^    chat w %(echo echo%)  ')
     assert(run_row < section_row and section_row < round_row, text)
+    -- The section's log line, and its tool call with the arguments and output folded.
+    H.eq(section_row + 1, H.line_of(buf, '^    log: asking$'), 'the log line\'s row')
+    -- (The server gives a script's tool call no line: <CR> goes to its section's.)
+    local call_row = H.line_of(buf, '^    execute_tool grab  [%d.]+ m?s$')
+    H.eq({ '      arguments', '        {', '          "what": "it"', '        }', '      output (trusted)', '        x' },
+      vim.api.nvim_buf_get_lines(buf, call_row + 1, call_row + 7, false), 'the call\'s arguments and output')
+    H.eq(call_row + 2, vim.fn.foldclosed(call_row + 2), 'the arguments\' fold')
     local infer_line = H.line_of(prompt, 'models%.infer') + 1
     assert(round:find(('  ≈%%d+ in, ≈%%d+ out tokens  line %d$'):format(infer_line)), round)
     -- The request (the engine's own: echo speaks no HTTP), folded, holding
@@ -134,6 +148,12 @@ H.run('trace', {
     vim.cmd('normal ' .. vim.keycode('<CR>'))
     H.eq(prompt, vim.api.nvim_get_current_buf(), 'the buffer after <CR>')
     H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the section')
+    -- A span without a line (the tool call) goes to its parent's.
+    vim.api.nvim_set_current_win(trace_win)
+    vim.api.nvim_win_set_cursor(0, { H.line_of(buf, '^    execute_tool grab') + 1, 0 })
+    vim.api.nvim_win_set_cursor(vim.fn.bufwinid(prompt), { 1, 0 })
+    vim.cmd('normal ' .. vim.keycode('<CR>'))
+    H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the tool call')
   end },
 
   { ':PromptForgeTrace RUNID of a run the server keeps no trace of gives its message', function()
