@@ -129,3 +129,60 @@ fn a_scripted_case_with_repeat_warns_and_runs_once() {
         "capital.test.yaml:3:13: warning[TestFile]: `repeat` applies to live cases: this scripted case runs once\n"
     );
 }
+
+/// `--cache DIR`: a second run of a live suite asks no model; a kept answer
+/// that does not read as one is asked again and replaced.
+#[test]
+fn a_cached_live_suite_asks_no_model_the_second_time() {
+    let (dir, server) = suite("0.5");
+    let cache = dir.path().join("answers");
+    let cache_arg = cache.display().to_string();
+    let args = [
+        "--repeat",
+        "2",
+        "--cache",
+        cache_arg.as_str(),
+        "capital.test.yaml",
+    ];
+    let (code, stdout, stderr) = test(&dir, &args);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.ends_with("promptforge: cache: 1 answers reused, 1 requests to a model\n")
+            || stderr.ends_with("promptforge: cache: 0 answers reused, 2 requests to a model\n"),
+        "{stderr}"
+    );
+    let before = server.requests().len();
+    let (code, stdout, stderr) = test(&dir, &args);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.ends_with("promptforge: cache: 2 answers reused, 0 requests to a model\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.requests().len(),
+        before,
+        "no request the second time"
+    );
+
+    // A kept answer broken by hand is a miss, asked again and written anew.
+    let kept: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+    assert_eq!(kept.len(), 1, "one request, one answer");
+    std::fs::write(kept[0].path(), "{ not json").unwrap();
+    let (code, _, stderr) = test(
+        &dir,
+        &[
+            "--cache",
+            cache_arg.as_str(),
+            "capital.test.yaml",
+            "--repeat",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.ends_with("0 answers reused, 1 requests to a model\n"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(kept[0].path()).unwrap();
+    assert!(text.contains("\"content\": \"Paris\""), "{text}");
+}

@@ -154,6 +154,12 @@ pub struct TestArgs {
     /// Run every live case N times (over its `repeat:`); `min_pass:` decides it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: Option<u64>,
+    /// Keep live models' answers in DIR, keyed by the exact request, and reuse them.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// With --cache: ask again for answers kept longer than SECONDS.
+    #[arg(long, value_name = "SECONDS", requires = "cache")]
+    pub cache_max_age: Option<u64>,
     /// How the results are printed.
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,

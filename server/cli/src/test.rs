@@ -35,6 +35,7 @@ use crate::files::{self, FileKind, PathError, Target};
 use crate::host_setup::{self, ConfigFailure};
 use crate::problem::Problem;
 use load::Loaded;
+use promptforge_engine::prompt_tests::answer_cache::AnswerCache;
 use results::{CaseResult, FileResult, Totals};
 use runner::{Observer, PlannedCase, PlannedFile, Runnable};
 
@@ -72,7 +73,11 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
     for error in &errors {
         eprintln!("promptforge: {}: {}", error.path, error.reason);
     }
-    let mut hosts = Hosts::new(global);
+    let cache = args.cache.clone().map(|dir| {
+        let max_age = args.cache_max_age.map(Duration::from_secs);
+        AnswerCache::new(dir, max_age)
+    });
+    let mut hosts = Hosts::new(global, cache.clone());
     let plan = plan(&loaded, &selection, &mut hosts);
     let to_run = plan
         .iter()
@@ -112,6 +117,10 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         }
     }
     runtime.shutdown_timeout(Duration::from_millis(100));
+    if let Some(cache) = &cache {
+        let (reused, asked) = cache.counts();
+        eprintln!("promptforge: cache: {reused} answers reused, {asked} requests to a model");
+    }
     if !errors.is_empty() || hosts.refused {
         Exit::Usage
     } else if Totals::of(&results).failed > 0 {
@@ -229,15 +238,18 @@ fn case_name(case: &promptforge_syntax::test_file::Case) -> &str {
 /// The Hosts of the prompts' folders, one per configuration file.
 struct Hosts<'a> {
     global: &'a GlobalArgs,
+    /// `--cache`: every Host model's answers go through it.
+    cache: Option<Arc<AnswerCache>>,
     hosts: HashMap<Found, Result<Arc<Host>, String>>,
     /// True once a configuration was refused for want of trust (exit 2).
     refused: bool,
 }
 
 impl<'a> Hosts<'a> {
-    fn new(global: &'a GlobalArgs) -> Self {
+    fn new(global: &'a GlobalArgs, cache: Option<Arc<AnswerCache>>) -> Self {
         Hosts {
             global,
+            cache,
             hosts: HashMap::new(),
             refused: false,
         }
@@ -251,7 +263,12 @@ impl<'a> Hosts<'a> {
             return found.clone();
         }
         let host = match host_setup::load_path(self.global, &key) {
-            Ok(config) => host_setup::host_of(config).map(Arc::new),
+            Ok(config) => host_setup::host_of(config).map(|mut host| {
+                if let Some(cache) = &self.cache {
+                    host.wrap_models(&|provider| cache.wrap(provider));
+                }
+                Arc::new(host)
+            }),
             Err(ConfigFailure::Untrusted(refusal)) => {
                 // Said once per configuration, as `run` says it; its files fail.
                 eprintln!("promptforge: {refusal}");

@@ -10,6 +10,7 @@
 //! [`selection`] (`--filter`, `--shard`, live cases), [`record`] (a live run recorded
 //! as a case) and [`writer`] (a case written as YAML).
 
+pub mod answer_cache;
 pub mod expect;
 pub mod failure;
 pub mod hooked;
