@@ -223,8 +223,7 @@ export function eventText(event: SpanEvent): string {
  */
 export function failingNode(root: SpanNode): SpanNode | undefined {
   const failed = allNodes(root).filter((n) => n.span.error !== null);
-  // The last failure to open is the one the others passed up.
-  return failed.find((n) => !n.children.some((c) => allNodes(c).some((d) => d.span.error !== null))) ?? failed.at(-1);
+  return failed.find((n) => !n.children.some((c) => allNodes(c).some((d) => d.span.error !== null)));
 }
 
 /** The two documents of a model round. */
