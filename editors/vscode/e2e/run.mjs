@@ -630,7 +630,7 @@ async function restrictedMode(page) {
   const runButton = page.locator('.editor-actions .action-label[aria-label="Run"]');
   if ((await runButton.count()) !== 0) throw new Error('the Run button shows in Restricted Mode');
   const offered = await paletteTitles(page, 'PromptForge: ', 'PromptForge: Restart Server');
-  const hidden = offered.filter((t) => /^PromptForge: (Run|Debug|Run with Arguments…|Run Tests)$/.test(t));
+  const hidden = offered.filter((t) => /^PromptForge: (Run|Debug|Run with Arguments…|Run Offline \(Preview\)|Run Tests)$/.test(t));
   if (hidden.length > 0) throw new Error(`the palette offers ${hidden.join(', ')} in Restricted Mode`);
   log(`Restricted Mode: no run lens (${JSON.stringify(restrictedLenses)}), no Run button; the palette offers ${offered.join(', ')}`);
   await shot(page, 'restricted-mode.png');
@@ -642,6 +642,11 @@ async function restrictedMode(page) {
   await toast.waitFor({ state: 'visible' });
   await toast.getByRole('button', { name: 'Manage Workspace Trust' }).waitFor({ state: 'visible' });
   if (refused !== null) throw new Error(`PromptForge: Run in Restricted Mode answered ${JSON.stringify(refused)}`);
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await toast.waitFor({ state: 'hidden' });
+  const offlineRefused = await rpc(page, { op: 'command', command: 'promptforge.runOffline', args: [{ uri: vscodeUri(hello) }] });
+  await toast.waitFor({ state: 'visible' });
+  if (offlineRefused !== null) throw new Error(`PromptForge: Run Offline in Restricted Mode answered ${JSON.stringify(offlineRefused)}`);
   const serverRefusal = await rpc(page, { op: 'command', command: 'promptforge.run', args: [{ uri: vscodeUri(hello) }] })
     .then((answer) => `answered ${JSON.stringify(answer)}`, (error) => String(error.message));
   if (!serverRefusal.includes('not trusted')) throw new Error(`the server's promptforge.run in Restricted Mode: ${serverRefusal}`);

@@ -95,7 +95,7 @@ class PromptForge {
     this.runsView = new RunsView(context, {
       trace: (runId) => {
         const client = this.server?.client;
-        if (!client?.isRunning()) return Promise.reject(new Error('the language server is not running'));
+        if (!client?.isRunning()) return Promise.reject(new Error(`no trace of ${runId}: the language server is not running`));
         return client.sendRequest('promptforge/trace', { runId });
       },
     });

@@ -99,11 +99,12 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.TextDocum
     } else {
       try {
         const trace = await this.server.trace(runId);
-        if (!isTrace(trace)) throw new Error('the server answered something that is not a trace');
-        if (trace.runId !== traceId) throw new Error(`the server no longer keeps the trace of ${runId}`);
+        if (!isTrace(trace)) throw new Error(`no trace of ${runId}: the server answered something that is not a trace`);
+        if (trace.runId !== traceId) throw new Error(`no trace of ${runId}: the server no longer keeps it`);
         this.runs.traced(entry, trace);
       } catch (error) {
-        this.runs.untraced(entry, `no trace: ${error instanceof Error ? error.message : String(error)}`);
+        // (The server's error says which run has no trace and why.)
+        this.runs.untraced(entry, error instanceof Error ? error.message : String(error));
       }
     }
     this.changed.fire(undefined);
