@@ -140,6 +140,12 @@ function makeWorkspace() {
   fs.mkdirSync(path.join(ws, 'spin'));
   fs.writeFileSync(path.join(ws, 'spin/promptforge.toml'), '[limits]\nlua_instructions = 1000000000000000\n');
   fs.writeFileSync(path.join(ws, 'spin/loop.pf.md'), prompt('loop', '', '## Go\n\n```lua\nwhile true do end\n```\n'));
+  // The Runs view's prompt: examples/ticket-triage.md, whose labels resolve
+  // to a Host model that needs a key nobody set, so only Run Offline runs it.
+  fs.mkdirSync(path.join(ws, 'triage'));
+  fs.copyFileSync(path.join(root, 'examples/ticket-triage.md'), path.join(ws, 'triage/ticket-triage.md'));
+  fs.writeFileSync(path.join(ws, 'triage/promptforge.toml'),
+    'default_model = "cloud"\n\n[model.cloud]\nprovider = "anthropic"\nmodel = "claude-sonnet-4-5"\napi_key_env = "PF_E2E_KEY_NOBODY_SET"\n');
   fs.writeFileSync(path.join(ws, 'ask.pf.md'), prompt('ask', '', "```lua\nreturn 'answer: ' .. input.ask('Your name?')\n```\n"));
   // The prompt the debugger stops in (a folder of its own whose Host config
   // lifts the instruction budget, so a slow machine never ends the run early).
@@ -532,10 +538,13 @@ async function checks(page) {
     ((await output(page)).match(/✘ Failed: Cancelled/g) ?? []).length === 2);
   log('the progress notification cancelled the run');
 
-  // 8. The debugger (promptforge dap).
+  // 8. The PromptForge Runs view and Run Offline (preview).
+  await runsView(page);
+
+  // 9. The debugger (promptforge dap).
   await debugging(page);
 
-  // 9. The settings: a binary that is not there gives the error with the
+  // 10. The settings: a binary that is not there gives the error with the
   // install instructions (the server's start, and a debug start too); removing
   // the setting brings back the extension's own binary, and Restart Server
   // restarts it.
@@ -621,7 +630,7 @@ async function restrictedMode(page) {
   const runButton = page.locator('.editor-actions .action-label[aria-label="Run"]');
   if ((await runButton.count()) !== 0) throw new Error('the Run button shows in Restricted Mode');
   const offered = await paletteTitles(page, 'PromptForge: ', 'PromptForge: Restart Server');
-  const hidden = offered.filter((t) => /^PromptForge: (Run|Debug|Run with Arguments…|Run Tests)$/.test(t));
+  const hidden = offered.filter((t) => /^PromptForge: (Run|Debug|Run with Arguments…|Run Offline \(Preview\)|Run Tests)$/.test(t));
   if (hidden.length > 0) throw new Error(`the palette offers ${hidden.join(', ')} in Restricted Mode`);
   log(`Restricted Mode: no run lens (${JSON.stringify(restrictedLenses)}), no Run button; the palette offers ${offered.join(', ')}`);
   await shot(page, 'restricted-mode.png');
@@ -633,6 +642,11 @@ async function restrictedMode(page) {
   await toast.waitFor({ state: 'visible' });
   await toast.getByRole('button', { name: 'Manage Workspace Trust' }).waitFor({ state: 'visible' });
   if (refused !== null) throw new Error(`PromptForge: Run in Restricted Mode answered ${JSON.stringify(refused)}`);
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await toast.waitFor({ state: 'hidden' });
+  const offlineRefused = await rpc(page, { op: 'command', command: 'promptforge.runOffline', args: [{ uri: vscodeUri(hello) }] });
+  await toast.waitFor({ state: 'visible' });
+  if (offlineRefused !== null) throw new Error(`PromptForge: Run Offline in Restricted Mode answered ${JSON.stringify(offlineRefused)}`);
   const serverRefusal = await rpc(page, { op: 'command', command: 'promptforge.run', args: [{ uri: vscodeUri(hello) }] })
     .then((answer) => `answered ${JSON.stringify(answer)}`, (error) => String(error.message));
   if (!serverRefusal.includes('not trusted')) throw new Error(`the server's promptforge.run in Restricted Mode: ${serverRefusal}`);
@@ -732,6 +746,122 @@ async function paletteTitles(page, text, expected) {
 
 function vscodeUri(file) {
   return 'file://' + file.split('/').map(encodeURIComponent).join('/');
+}
+
+/**
+ * The PromptForge Runs view: Run fails (the prompt's model needs a key that is
+ * not set) and is listed failed; Run Offline (preview) runs it with every
+ * label answered by echo and reveals the run in the view, expanded into its
+ * trace (sections, the call chain, model rounds with duration and tokens).
+ * Clicking a round opens its request and response documents (the request's
+ * messages) and puts the prompt's cursor on the round's line (the enclosing
+ * section's: the round has none); clicking a section goes to its heading, and
+ * clicking the failed run to its failure. The screenshot for the book.
+ */
+async function runsView(page) {
+  const file = 'triage/ticket-triage.md';
+  const full = await openPrompt(page, file);
+  const uri = vscodeUri(full);
+  const runs = async () => (await rpc(page, { op: 'runs' })).runs;
+  const selection = () => rpc(page, { op: 'selection', path: full });
+
+  // Run: refused for the missing key, listed failed.
+  await palette(page, 'PromptForge: Run');
+  const failed = await waitFor('the failed run in the Runs view', async () =>
+    (await runs()).find((r) => r.file === 'ticket-triage.md' && r.status === 'failed'));
+  if (!failed.details.startsWith('✘ Binding') || failed.offline) throw new Error(`the failed run: ${JSON.stringify(failed)}`);
+  const keyLine = lineOf(file, /^ {2}triager:/);
+  log(`Run failed and is listed: ${failed.label} ${failed.details}`);
+
+  // Run Offline: no key needed; the run is revealed in the view, then traced.
+  await rpc(page, { op: 'command', command: 'workbench.action.closePanel' });
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await palette(page, 'PromptForge: Run Offline (Preview)');
+  const offline = await waitFor('the offline run, traced', async () => {
+    const [newest] = await runs();
+    return newest?.offline && newest.status === 'finished' && newest.spans > 0 ? newest : undefined;
+  }, 60000);
+  if (!/^offline · ✔ \d+(\.\d)? m?s · ≈\d+→\d+ tok · run-\d+$/.test(offline.details)) throw new Error(`the offline run reads ${offline.details}`);
+  log(`Run Offline: ${offline.label} ${offline.details}`);
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'PromptForge Runs' }) });
+  const row = (text) => pane.locator('.monaco-list-row', { hasText: text }).first();
+  const runRow = pane.locator('.monaco-list-row', { hasText: offline.runId }).first();
+  await runRow.waitFor({ state: 'visible' });
+  // Room for the view: the folder's section collapsed, the side bar wider
+  // (both put back at the end).
+  const folderHeader = page.locator('.pane-header[aria-expanded="true"]', { has: page.locator('.title', { hasText: /^workspace$/i }) });
+  const folderOpen = (await folderHeader.count()) > 0;
+  if (folderOpen) await folderHeader.first().click();
+  const sideBarWidth = await dragSideBarEdge(page, 470);
+  if ((await runRow.getAttribute('aria-expanded')) !== 'true') await runRow.click();
+  for (const text of ['§ (title)', 'chat triager', '§ Route', 'call', '§ General', 'chat writer']) await row(text).waitFor({ state: 'visible' });
+  const writerRow = row('chat writer');
+  // (The label and its description, apart.)
+  const writerText = [
+    await writerRow.locator('.label-name').first().innerText(),
+    await writerRow.locator('.label-description').first().innerText(),
+  ].join(' · ');
+  if (!/^chat writer · \d+(\.\d)? m?s · ≈\d+→\d+ tok$/.test(writerText)) throw new Error(`the round's row reads ${writerText}`);
+  log(`the run expanded into its trace; a round: ${writerText}`);
+
+  // A round: its request and response documents, and the prompt at its line.
+  await writerRow.click();
+  const documents = await waitFor('the round documents', async () => {
+    const open = await rpc(page, { op: 'documents', key: 'promptforge-trace' });
+    return open.some((d) => d.path.endsWith('request.json')) && open.some((d) => d.path.endsWith('response.json')) ? open : undefined;
+  });
+  const request = documents.find((d) => d.path.endsWith('chat writer 2 request.json'));
+  const messages = JSON.parse(request?.text ?? 'null')?.messages;
+  if (!Array.isArray(messages) || messages[0]?.role !== 'user' || !messages[0].content.startsWith('Draft a short, friendly reply to:')) {
+    throw new Error(`the request document: ${JSON.stringify(documents)}`);
+  }
+  const response = documents.find((d) => d.path.endsWith('chat writer 2 response.json'));
+  if (JSON.parse(response.text).content !== messages[0].content) throw new Error(`the response document: ${response.text}`);
+  await page.locator('.tabs-container .tab', { hasText: 'chat writer 2 request.json' }).first().waitFor({ state: 'visible' });
+  const generalLine = lineOf(file, /^## General/);
+  await waitFor(`the cursor on line ${generalLine + 1}`, async () => (await selection())?.line === generalLine);
+  log(`the round opened its request (${messages.length} message) and response; the prompt's cursor is on line ${generalLine + 1}`);
+  // The H1 pass's round, whose request offers the route tool, for the book.
+  await row('chat triager').click();
+  await page.locator('.tabs-container .tab', { hasText: 'chat triager 1 request.json' }).first().waitFor({ state: 'visible' });
+  const loopLine = lineOf(file, /^models\.loop/);
+  await waitFor(`the cursor on line ${loopLine + 1}`, async () => (await selection())?.line === loopLine);
+  const triager = (await rpc(page, { op: 'documents', key: 'promptforge-trace' })).find((d) => d.path.endsWith('chat triager 1 request.json'));
+  if (JSON.parse(triager.text).tools?.[0]?.name !== 'route') throw new Error(`the triager's request: ${triager.text}`);
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await page.mouse.move(700, 850);
+  await shot(page, 'runs-view.png');
+
+  // A section: its heading's line.
+  await row('§ Route').click();
+  const routeLine = lineOf(file, /^## Route/);
+  await waitFor(`the cursor on line ${routeLine + 1}`, async () => (await selection())?.line === routeLine);
+  // The failed run: its failure (the label whose model needs the key).
+  await pane.locator('.monaco-list-row', { hasText: failed.runId }).filter({ hasText: 'Binding' }).first().click();
+  await waitFor(`the cursor at the failure, line ${keyLine + 1}`, async () => {
+    const at = await selection();
+    return at?.line === keyLine && at.character === 2;
+  });
+  log(`clicking a section goes to line ${routeLine + 1}, the failed run to its failure on line ${keyLine + 1}`);
+  await dragSideBarEdge(page, sideBarWidth);
+  if (folderOpen) await page.locator('.pane-header[aria-expanded="false"]', { has: page.locator('.title', { hasText: /^workspace$/i }) }).first().click();
+  await rpc(page, { op: 'command', command: 'workbench.action.closeAllEditors' });
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+}
+
+/** Drags the side bar's right edge to `x`; returns where it was. */
+async function dragSideBarEdge(page, x) {
+  const sideBar = await page.locator('.part.sidebar').boundingBox();
+  const edge = sideBar.x + sideBar.width;
+  const y = sideBar.y + sideBar.height / 2;
+  await page.mouse.move(edge, y);
+  await page.mouse.down();
+  await page.mouse.move((edge + x) / 2, y);
+  await page.mouse.move(x, y);
+  await page.mouse.up();
+  const after = await page.locator('.part.sidebar').boundingBox();
+  if (Math.abs(after.x + after.width - x) > 8) throw new Error(`the side bar's edge went to ${after.x + after.width}, not ${x}`);
+  return edge;
 }
 
 /**

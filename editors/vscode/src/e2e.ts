@@ -14,6 +14,8 @@ import * as vscode from 'vscode';
 export interface E2eHooks {
   /** The text of the `PromptForge` output channel. */
   outputText(): string;
+  /** The PromptForge Runs view's runs and selection. */
+  runsState(): unknown;
   /** The workspace's trust, and the running server's binary and trust. */
   serverState(): unknown;
 }
@@ -74,7 +76,10 @@ interface Request {
     | 'debugState'
     | 'startDebugging'
     | 'trust'
-    | 'env';
+    | 'env'
+    | 'runs'
+    | 'documents'
+    | 'selection';
   key?: string;
   value?: unknown;
   path?: string;
@@ -132,6 +137,19 @@ async function answer(request: Request, hooks: E2eHooks): Promise<unknown> {
     case 'trust':
       // The workspace's trust, the running server's binary and what it was told.
       return hooks.serverState();
+    case 'runs':
+      return hooks.runsState();
+    case 'documents':
+      // The open documents of a scheme (`promptforge-trace`): URI and text.
+      return vscode.workspace.textDocuments
+        .filter((d) => d.uri.scheme === request.key)
+        .map((d) => ({ uri: d.uri.toString(), path: d.uri.path, languageId: d.languageId, text: d.getText() }));
+    case 'selection': {
+      // The cursor of the visible editor of a file, and whether it is the active one.
+      const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri);
+      const active = vscode.window.activeTextEditor?.document.uri.toString() === uri;
+      return editor ? { line: editor.selection.active.line, character: editor.selection.active.character, active } : null;
+    }
     case 'env':
       // The extension host's PATH (where the universal package looks).
       return { PATH: process.env.PATH ?? '' };

@@ -1,6 +1,7 @@
 // The PromptForge extension: starts `promptforge lsp`, gives prompt files the
-// `promptforge` language, runs prompts and their tests (editor.md §2, §3), and
-// debugs prompts on `promptforge dap` (debug.ts).
+// `promptforge` language, runs prompts and their tests (editor.md §2, §3),
+// shows the runs' traces in the PromptForge Runs view (runs.ts), and debugs
+// prompts on `promptforge dap` (debug.ts).
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
@@ -21,6 +22,7 @@ import { type RunEvent, RunLog, type RunStart, summary } from './logic/events.mt
 import { serveE2eRequests, watchDebugSessions } from './e2e.ts';
 import { ServerProgress } from './logic/progress.mts';
 import { progressMiddleware, showProgress } from './progress.ts';
+import { RunsView } from './runs.ts';
 import { initializationOptions, type TrustedCommand } from './logic/trust.mts';
 import { allowedInThisWorkspace } from './trust.ts';
 
@@ -55,6 +57,8 @@ class PromptForge {
     append: (text) => this.output.append(text),
     ended: (runId, start, event) => this.ended(runId, start, event),
   });
+  /** The PromptForge Runs view (made by `activate`). */
+  runsView: RunsView | undefined;
   /** The server's progress notifications (their Cancel cancels the run). */
   readonly progress = new ServerProgress({
     show: showProgress,
@@ -88,7 +92,15 @@ class PromptForge {
     // The run commands are refused in Restricted Mode (their menus are hidden there).
     const trustedCommand = (name: TrustedCommand, handler: (...args: any[]) => unknown) =>
       command(name, (...args: any[]) => (allowedInThisWorkspace(name) ? handler(...args) : undefined));
+    this.runsView = new RunsView(context, {
+      trace: (runId) => {
+        const client = this.server?.client;
+        if (!client?.isRunning()) return Promise.reject(new Error(`no trace of ${runId}: the language server is not running`));
+        return client.sendRequest('promptforge/trace', { runId });
+      },
+    });
     trustedCommand('promptforge.runPrompt', (arg?: unknown) => this.startRun('run', arg));
+    trustedCommand('promptforge.runOffline', (arg?: unknown) => this.startRun('run', arg, undefined, true));
     trustedCommand('promptforge.runWithArguments', (arg?: unknown) => this.runWithArguments(arg));
     trustedCommand('promptforge.runTests', (arg?: unknown) => this.startRun('test', arg));
     command('promptforge.stop', () => this.stopRuns());
@@ -99,6 +111,7 @@ class PromptForge {
       context.subscriptions.push(
         serveE2eRequests(e2eDir, {
           outputText: () => this.output.text,
+          runsState: () => this.runsView?.state(),
           serverState: () => ({
             workspaceTrusted: vscode.workspace.isTrusted,
             serverRunning: this.server?.client.isRunning() ?? false,
@@ -259,23 +272,32 @@ class PromptForge {
     });
   }
 
-  /** Records a run the server started (its answer `{runId}`). */
-  private ranWith(kind: 'run' | 'test', argument: any, result: unknown): void {
+  /**
+   * Records a run the server started (its answer `{runId}`); a prompt run goes
+   * to the Runs view too (`reveal`: shown there).
+   */
+  private ranWith(kind: 'run' | 'test', argument: any, result: unknown, reveal = false): void {
     const runId = (result as { runId?: unknown } | undefined)?.runId;
     if (typeof runId !== 'string') return;
+    const uri = String(argument?.uri ?? '');
     const start: RunStart = {
       kind,
-      file: baseName(String(argument?.uri ?? '')),
+      file: baseName(uri),
       args: typeof argument?.args === 'string' ? argument.args : undefined,
       caseName: typeof argument?.case === 'string' ? argument.case : undefined,
+      offline: argument?.offline === true ? true : undefined,
     };
-    this.output.channel.show(true);
+    if (kind === 'run') this.runsView?.started({ runId, uri, file: start.file, offline: start.offline === true }, reveal);
+    if (!reveal) this.output.channel.show(true);
     this.runLog.started(runId, start);
     this.updateStatus();
   }
 
-  /** Runs a prompt (`run`) or its tests (`test`) through the server. */
-  private async startRun(kind: 'run' | 'test', arg?: unknown, args?: string): Promise<unknown> {
+  /**
+   * Runs a prompt (`run`) or its tests (`test`) through the server; `offline`
+   * answers every model label with `echo` and shows the run in the Runs view.
+   */
+  private async startRun(kind: 'run' | 'test', arg?: unknown, args?: string, offline = false): Promise<unknown> {
     const uri = targetUri(arg);
     const client = this.server?.client;
     if (!client?.isRunning()) {
@@ -289,12 +311,12 @@ class PromptForge {
     const caseName = (arg as { case?: unknown } | undefined)?.case;
     const argument =
       kind === 'run'
-        ? runArgument(uri, args)
+        ? runArgument(uri, args, undefined, offline)
         : testArgument(uri, typeof caseName === 'string' ? caseName : undefined);
     const command = kind === 'run' ? 'promptforge.run' : 'promptforge.test';
     try {
       const result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
-      this.ranWith(kind, argument, result);
+      this.ranWith(kind, argument, result, offline);
       return result;
     } catch (error) {
       void vscode.window.showErrorMessage(`PromptForge: ${error instanceof Error ? error.message : error}`);
@@ -336,8 +358,9 @@ class PromptForge {
     }
   }
 
-  private ended(_runId: string, start: RunStart | undefined, event: RunEvent): void {
+  private ended(runId: string, start: RunStart | undefined, event: RunEvent): void {
     this.updateStatus();
+    if (start?.kind === 'run') void this.runsView?.ended(runId, event);
     const text = summary(start, event);
     if (event.type === 'finished') void vscode.window.showInformationMessage(text);
     else if (event.type === 'failed' && event.kind === 'Cancelled') void vscode.window.showWarningMessage(text);

@@ -6,6 +6,8 @@ test('the run and test arguments carry only what is given', () => {
   assert.deepEqual(runArgument('file:///p.md'), { uri: 'file:///p.md' });
   assert.deepEqual(runArgument('file:///p.md', ''), { uri: 'file:///p.md', args: '' });
   assert.deepEqual(runArgument('file:///p.md', 'a b', 7), { uri: 'file:///p.md', args: 'a b', seed: 7 });
+  assert.deepEqual(runArgument('file:///p.md', undefined, undefined, true), { uri: 'file:///p.md', offline: true });
+  assert.deepEqual(runArgument('file:///p.md', undefined, undefined, false), { uri: 'file:///p.md' });
   assert.deepEqual(testArgument('file:///p.md'), { uri: 'file:///p.md' });
   assert.deepEqual(testArgument('file:///p.test.yaml', 'one'), { uri: 'file:///p.test.yaml', case: 'one' });
 });

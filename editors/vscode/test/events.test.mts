@@ -35,6 +35,7 @@ test('the header and the notification name the file', () => {
     header('run-2', { kind: 'test', file: 'a.test.yaml', caseName: 'one' }),
     '▶ Test a.test.yaml (case "one")  [run-2]',
   );
+  assert.equal(header('run-3', { kind: 'run', file: 'p.md', offline: true }), '▶ Run p.md offline  [run-3]');
   assert.equal(summary(start, { type: 'finished', result: '4 words', durationMs: 1 }), 'PromptForge: Run word-stats.md: 4 words');
   assert.equal(
     summary(start, { type: 'failed', kind: 'Cancelled', message: 'the run was cancelled' }),

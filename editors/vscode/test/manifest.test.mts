@@ -25,13 +25,26 @@ test('package.json contributes no promptforge.internal.* command, menu entry, ke
 test('every contributed command is one the extension registers for users', () => {
   const commands: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
   assert.deepEqual(commands.sort(), [
+    'promptforge.clearRuns',
     'promptforge.debug',
     'promptforge.restartServer',
+    'promptforge.runOffline',
     'promptforge.runPrompt',
     'promptforge.runTests',
     'promptforge.runWithArguments',
     'promptforge.stop',
   ]);
+});
+
+test('the PromptForge Runs view is in the Explorer, and its title actions are commands the extension contributes', () => {
+  const views = manifest.contributes.views.explorer as { id: string; name: string }[];
+  assert.deepEqual(views.map((v) => [v.id, v.name]), [['promptforge.runs', 'PromptForge Runs']]);
+  const commands: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
+  const actions = (manifest.contributes.menus['view/title'] as { command: string; when: string }[]).filter((m) =>
+    m.when.includes('view == promptforge.runs'),
+  );
+  assert.deepEqual(actions.map((a) => a.command).sort(), ['promptforge.clearRuns', 'promptforge.runOffline']);
+  for (const action of actions) assert.ok(commands.includes(action.command), action.command);
 });
 
 test('the sources register no promptforge.internal.* command', () => {

@@ -82,16 +82,31 @@ test('the when-clause check reads precedence right', () => {
 
 test('every menu entry of a run or debug command is hidden in Restricted Mode', () => {
   const declared = manifest.contributes.commands.map((c: { command: string }) => c.command);
-  let entries = 0;
   for (const command of trustedCommands) {
     assert.ok(declared.includes(command), `${command} is declared`);
+    const menus: string[] = [];
     for (const [menu, items] of Object.entries(manifest.contributes.menus) as [string, { command: string; when?: string }[]][]) {
       for (const item of items.filter((i) => i.command === command)) {
-        entries++;
+        menus.push(menu);
         assert.ok(requiresTrust(item.when), `${menu} ${command}: "${item.when}" shows it in Restricted Mode`);
       }
     }
+    // Each is in the editor title and the command palette (Run Offline also in
+    // the editor's context menu and the Runs view's title).
+    assert.ok(menus.includes('editor/title') && menus.includes('commandPalette'), `${command}: ${menus.join(', ')}`);
   }
-  // The editor title and the command palette, for each of the four.
-  assert.equal(entries, 2 * trustedCommands.length);
+  const offline = Object.values(manifest.contributes.menus as Record<string, { command: string }[]>)
+    .flat()
+    .filter((i) => i.command === 'promptforge.runOffline').length;
+  assert.equal(offline, 4);
+});
+
+test('the Runs view welcome offers Run Offline only where it may run', () => {
+  const welcome = (manifest.contributes.viewsWelcome as { view: string; contents: string; when?: string }[]).filter(
+    (w) => w.view === 'promptforge.runs',
+  );
+  assert.ok(welcome.length > 0);
+  for (const entry of welcome.filter((w) => w.contents.includes('command:promptforge.runOffline'))) {
+    assert.ok(requiresTrust(entry.when), `"${entry.when}" offers Run Offline in Restricted Mode`);
+  }
 });

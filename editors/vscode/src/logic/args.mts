@@ -5,6 +5,8 @@ export interface RunArgument {
   uri: string;
   args?: string;
   seed?: number;
+  /** Answer every model label with `echo` (Run offline). */
+  offline?: boolean;
 }
 
 /** The argument of `promptforge.test`. */
@@ -13,11 +15,12 @@ export interface TestArgument {
   case?: string;
 }
 
-/** The argument of `promptforge.run` for `uri`, with `args` when given. */
-export function runArgument(uri: string, args?: string, seed?: number): RunArgument {
+/** The argument of `promptforge.run` for `uri`, with `args` and `seed` when given, `offline` when true. */
+export function runArgument(uri: string, args?: string, seed?: number, offline = false): RunArgument {
   const argument: RunArgument = { uri };
   if (args !== undefined) argument.args = args;
   if (seed !== undefined) argument.seed = seed;
+  if (offline) argument.offline = true;
   return argument;
 }
 

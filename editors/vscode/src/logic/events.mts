@@ -15,8 +15,8 @@ export type RunEvent =
   | { type: 'toolCall'; alias: string; path?: string; callId: string }
   | { type: 'toolResult'; alias: string; callId: string; ok: boolean; durationMs: number }
   | { type: 'caseFinished'; name: string; ok: boolean; failures: string[] }
-  | { type: 'finished'; result: string | null; durationMs: number }
-  | { type: 'failed'; kind: string; message: string; range?: { start: Position; end: Position } };
+  | { type: 'finished'; result: string | null; durationMs: number; traceId?: string }
+  | { type: 'failed'; kind: string; message: string; range?: { start: Position; end: Position }; traceId?: string };
 
 /** What the editor knows of a run when it starts it. */
 export interface RunStart {
@@ -25,6 +25,8 @@ export interface RunStart {
   file: string;
   args?: string;
   caseName?: string;
+  /** Run offline: every model label answered by `echo`. */
+  offline?: boolean;
 }
 
 /** True for the events that end a run. */
@@ -38,6 +40,7 @@ export function header(runId: string, start: RunStart): string {
   let line = `▶ ${what} ${start.file}`;
   if (start.caseName !== undefined) line += ` (case "${start.caseName}")`;
   if (start.args !== undefined) line += ` with arguments ${JSON.stringify(start.args)}`;
+  if (start.offline) line += ' offline';
   return `${line}  [${runId}]`;
 }
 

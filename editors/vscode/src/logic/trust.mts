@@ -25,6 +25,7 @@ export function initializationOptions(
 export const TRUSTED_COMMANDS = {
   'promptforge.runPrompt': 'run a prompt',
   'promptforge.runWithArguments': 'run a prompt',
+  'promptforge.runOffline': 'run a prompt',
   'promptforge.runTests': 'run prompt tests',
   'promptforge.debug': 'debug a prompt',
 } as const;
