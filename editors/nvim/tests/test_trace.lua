@@ -92,8 +92,9 @@ H.run('trace', {
     assert(run_row < section_row and section_row < round_row, text)
     -- The section's log line, and its tool call with the arguments and output folded.
     H.eq(section_row + 1, H.line_of(buf, '^    log: asking$'), 'the log line\'s row')
-    -- (The server gives a script's tool call no line: <CR> goes to its section's.)
-    local call_row = H.line_of(buf, '^    execute_tool grab  [%d.]+ m?s$')
+    -- A script's tool call is on the line of its tools.call.
+    local call_line = H.line_of(prompt, "^tools%.call%('grab'") + 1
+    local call_row = H.line_of(buf, ('^    execute_tool grab  [%%d.]+ m?s  line %d$'):format(call_line))
     H.eq({ '      arguments', '        {', '          "what": "it"', '        }', '      output (trusted)', '        x' },
       vim.api.nvim_buf_get_lines(buf, call_row + 1, call_row + 7, false), 'the call\'s arguments and output')
     H.eq(call_row + 2, vim.fn.foldclosed(call_row + 2), 'the arguments\' fold')
@@ -148,12 +149,13 @@ H.run('trace', {
     vim.cmd('normal ' .. vim.keycode('<CR>'))
     H.eq(prompt, vim.api.nvim_get_current_buf(), 'the buffer after <CR>')
     H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the section')
-    -- A span without a line (the tool call) goes to its parent's.
+    -- The tool call jumps to its tools.call line.
+    local call_line = H.line_of(prompt, "^tools%.call%('grab'") + 1
     vim.api.nvim_set_current_win(trace_win)
     vim.api.nvim_win_set_cursor(0, { H.line_of(buf, '^    execute_tool grab') + 1, 0 })
     vim.api.nvim_win_set_cursor(vim.fn.bufwinid(prompt), { 1, 0 })
     vim.cmd('normal ' .. vim.keycode('<CR>'))
-    H.eq({ H.line_of(prompt, '^## Go') + 1, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the tool call')
+    H.eq({ call_line, 0 }, vim.api.nvim_win_get_cursor(0), 'the cursor from the tool call')
   end },
 
   { ':PromptForgeTrace RUNID of a run the server keeps no trace of gives its message', function()

@@ -115,7 +115,12 @@ fn a_traced_tool_loop_shows_rounds_calls_and_the_exact_requests() {
 
     let calls: Vec<_> = trace.tool_calls().collect();
     assert_eq!(calls.len(), 1);
-    let (_, call) = calls[0];
+    let (call_span, call) = calls[0];
+    assert_eq!(
+        call_span.line,
+        Some(20),
+        "a model's call is on its models.loop's line"
+    );
     assert_eq!(call.alias, "fetch");
     assert_eq!(call.tool.as_deref(), Some("acme/web/fetch"));
     assert_eq!(
@@ -157,6 +162,11 @@ fn script_calls_chains_failures_and_jumps_are_traced() {
     );
     let (call_span, call) = trace.tool_calls().next().unwrap();
     assert_eq!(call.caller, "script");
+    assert_eq!(
+        call_span.line,
+        Some(17),
+        "a script's call is on its own line"
+    );
     assert_eq!(call_span.error.as_deref(), Some("unreachable"));
     let chain = &trace.spans[4];
     assert_eq!(

@@ -209,7 +209,7 @@ pub async fn run_loop(
             }
             return Ok(Ok(reply.content));
         }
-        let records = match dispatch_calls(lua, ctx, &reply, &offered, globals).await? {
+        let records = match dispatch_calls(lua, ctx, &reply, &offered, (globals, line)).await? {
             Ok(records) => records,
             Err(raised) => return Ok(Err(raised)),
         };
@@ -228,7 +228,7 @@ async fn dispatch_calls(
     ctx: &SectionCtx,
     reply: &ModelReply,
     offered: &[ToolSpec],
-    globals: Globals,
+    globals: (Globals, Option<u32>),
 ) -> mlua::Result<Result<Vec<ChatMessage>, Value>> {
     if let Some(outside) = reply
         .tool_calls

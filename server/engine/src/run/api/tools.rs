@@ -14,6 +14,7 @@ use crate::run::tools::calls::{has_counts, CallsView};
 use crate::run::tools::object::ToolObject;
 use crate::run::tools::scope::{bound_tool, check_alias, record_add};
 use crate::run::tools::{dispatch, local};
+use crate::run::vm::errors::caller_line;
 use crate::run::vm::{lazy_function, reraising, usage_error};
 
 /// Installs one Tool object per bound slot, named by its alias.
@@ -205,7 +206,8 @@ pub fn install(lua: &Lua, ctx: &Arc<SectionCtx>) -> mlua::Result<()> {
             let c = outer.clone();
             let inner = lua.create_async_function(move |lua, (target, args): (Value, Value)| {
                 let ctx = c.clone();
-                async move { dispatch::script_call(&lua, &ctx, target, args).await }
+                let line = ctx.run.trace.as_ref().and_then(|_| caller_line(&lua));
+                async move { dispatch::script_call(&lua, &ctx, target, args, line).await }
             })?;
             reraising(lua, inner)
         })?,

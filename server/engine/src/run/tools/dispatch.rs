@@ -78,11 +78,11 @@ impl InFlight {
         ctx: &SectionCtx,
         (alias, path): (&str, Option<&str>),
         call_id: String,
-        caller: Caller,
+        (caller, line): (Caller, Option<u32>),
         arguments: &str,
     ) -> Self {
         ctx.run.events.tool_call(alias, path, &call_id);
-        let span = ctx.run.open_span(ctx.trace_span, None, || {
+        let span = ctx.run.open_span(ctx.trace_span, line, || {
             SpanKind::ToolCall(Box::new(ToolCallSpan {
                 alias: alias.to_owned(),
                 tool: path.map(str::to_owned),
@@ -205,11 +205,13 @@ fn tool_failure(message: impl Into<String>) -> mlua::Error {
 /// tool names and every other name fail with `unbound_tool`. Script calls reach any
 /// bound tool, in the section's scope or not. Argument errors come before the name
 /// is resolved; a script call's arguments are not checked against the schema.
+/// `line` is the call's prompt line, when known (for the trace).
 pub async fn script_call(
     lua: &Lua,
     ctx: &SectionCtx,
     target: Value,
     args: Value,
+    line: Option<u32>,
 ) -> mlua::Result<Returned> {
     let name = called_name(&target)?;
     let arguments = call_arguments(&args)?;
@@ -224,7 +226,7 @@ pub async fn script_call(
             ctx,
             (&name, None),
             call_id,
-            Caller::Script,
+            (Caller::Script, line),
             &arguments.to_string(),
         );
         let handled = run_handler(lua, ctx, &name, &arguments).await?;
@@ -240,7 +242,13 @@ pub async fn script_call(
     count_call(ctx, &name);
     let path = tool.id().as_str();
     let (call_id, text) = (ctx.run.tools.next_call_id(), arguments.to_string());
-    let call = InFlight::start(ctx, (&name, Some(path)), call_id, Caller::Script, &text);
+    let call = InFlight::start(
+        ctx,
+        (&name, Some(path)),
+        call_id,
+        (Caller::Script, line),
+        &text,
+    );
     let ran = run_bound(ctx, &tool, &text).await?;
     call.end_with(&ran);
     let output = match ran {
@@ -271,13 +279,14 @@ pub async fn script_call(
 /// failure: ` prefix) in the untrusted envelope; arguments that break the schema go
 /// back as `invalid arguments for tool ...`, wrapped too. The call counts before
 /// its arguments are checked. The Engine's task tools are not counted (they are not
-/// aliases); `globals` are those of the chains a `task` call starts.
+/// aliases); `globals` are those of the chains a `task` call starts; `line` is
+/// the prompt line of the `models.loop` the call came in, when known.
 pub async fn model_call(
     lua: &Lua,
     ctx: &SectionCtx,
     call: &ToolCall,
     offered: &[ToolSpec],
-    globals: Globals,
+    (globals, line): (Globals, Option<u32>),
 ) -> mlua::Result<Result<String, Value>> {
     let name = call.name.as_str();
     let Some(spec) = offered.iter().find(|s| s.name == name) else {
@@ -292,7 +301,13 @@ pub async fn model_call(
         call.id.clone()
     };
     if is_engine_tool(name) {
-        let in_flight = InFlight::start(ctx, (name, None), call_id, Caller::Model, &call.arguments);
+        let in_flight = InFlight::start(
+            ctx,
+            (name, None),
+            call_id,
+            (Caller::Model, line),
+            &call.arguments,
+        );
         let text = tasks::engine_call(lua, ctx, spec, &call.arguments, globals).await?;
         in_flight.end_handled(&Ok::<_, Value>(text.clone()));
         return Ok(Ok(text));
@@ -305,7 +320,7 @@ pub async fn model_call(
         ctx,
         (name, path.as_deref()),
         call_id,
-        Caller::Model,
+        (Caller::Model, line),
         &call.arguments,
     );
     let arguments = match check_arguments(&spec.parameters, &call.arguments) {
