@@ -28,6 +28,10 @@ took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 # 1. Phoenix, once per cache.
 started=$(now)
 if ! compgen -G "$VENV/lib/python3*/site-packages/arize_phoenix-$PHOENIX_VERSION.dist-info" >/dev/null; then
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    echo "installing python3-venv (Debian)"
+    apt-get update -q && apt-get install -y -q python3-venv
+  fi
   mkdir -p "$(dirname "$VENV")"
   rm -rf "$VENV"
   python3 -m venv "$VENV"

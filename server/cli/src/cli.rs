@@ -44,8 +44,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub no_input: bool,
     /// Trust the project's `promptforge.toml` for this invocation (its Plugin
-    /// commands, environment variables, files outside its folder, raised limits),
-    /// as `PROMPTFORGE_TRUST=1` does: for CI on your own repository.
+    /// commands, environment variables, files outside its folder, raised limits,
+    /// trace endpoint), as `PROMPTFORGE_TRUST=1` does: for CI on your own repository.
     #[arg(long, global = true)]
     pub trust: bool,
 }
