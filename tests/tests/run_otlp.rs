@@ -216,7 +216,16 @@ fn a_projects_endpoint_waits_for_trust_and_the_command_line_wins() {
         0,
         "the project's endpoint was not used"
     );
-    let trusted = run_with(scratch.path(), &["--trust", "run", "echo.md"]);
+    let review = run_with(scratch.path(), &["trust", "."]);
+    assert_eq!(review.code, Some(0), "{review:?}");
+    assert!(
+        review.stdout.contains(&format!(
+            "  line 2: trace.otlp_endpoint: send every run's trace (prompts, replies, tool output) to {:?}\n",
+            collector.url()
+        )),
+        "{review:?}"
+    );
+    let trusted = run_with(scratch.path(), &["run", "echo.md"]);
     assert_eq!(
         (trusted.code, trusted.stdout.as_str()),
         (Some(0), "hi\n"),
