@@ -49,6 +49,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "promptforge-tokens",
         ],
     ),
+    // A trace as OpenTelemetry: it knows the engine's trace only.
+    ("promptforge-otlp", &["promptforge-engine"]),
     (
         "promptforge",
         &[
@@ -58,6 +60,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "promptforge-lsp",
             "promptforge-shipped",
             "promptforge-transport",
+            "promptforge-otlp",
         ],
     ),
 ];

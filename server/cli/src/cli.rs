@@ -44,8 +44,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub no_input: bool,
     /// Trust the project's `promptforge.toml` for this invocation (its Plugin
-    /// commands, environment variables, files outside its folder, raised limits),
-    /// as `PROMPTFORGE_TRUST=1` does: for CI on your own repository.
+    /// commands, environment variables, files outside its folder, raised limits,
+    /// trace endpoint), as `PROMPTFORGE_TRUST=1` does: for CI on your own repository.
     #[arg(long, global = true)]
     pub trust: bool,
 }
@@ -220,6 +220,14 @@ pub struct RunArgs {
     /// empty); ` (2)`, ` (3)`, ... is added when the file already has it.
     #[arg(long, value_name = "NAME", requires = "record")]
     pub record_name: Option<String>,
+    /// Write the run's trace to FILE as OpenTelemetry (OTLP/JSON).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Export the run's trace to an OpenTelemetry collector over OTLP/HTTP
+    /// (`/v1/traces` is added unless URL ends in it); wins over `[trace]
+    /// otlp_endpoint`. A failed export is reported and does not fail the run.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
 }
 
 /// Output formats of `run`.

@@ -6,6 +6,7 @@ mod input;
 mod record;
 pub(crate) mod report;
 mod status;
+mod traces;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
@@ -78,6 +79,7 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    let traces = traces::TraceTargets::new(args, &config);
     let mut host = match host_setup::host_of(config) {
         Ok(host) => host,
         Err(error) => {
@@ -132,7 +134,7 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         seed,
         cancel: cancel.clone(),
         debugger: None,
-        trace: false,
+        trace: traces.wanted(),
     };
     let outcome = runtime.block_on(async {
         tokio::spawn(cancel_on_ctrl_c(cancel));
@@ -146,7 +148,14 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
         .await
     });
     events.finish();
+    let undelivered = match &outcome.trace {
+        Some(trace) => runtime.block_on(traces.deliver(trace, &display)),
+        None => Vec::new(),
+    };
     runtime.shutdown_timeout(Duration::from_millis(100));
+    for failure in &undelivered {
+        eprintln!("{}", failure.line);
+    }
 
     let written = match args.format {
         RunFormat::Text => {
@@ -179,6 +188,9 @@ pub fn run(args: &RunArgs, global: &GlobalArgs) -> Exit {
             Ok(name) => eprintln!("recorded case \"{name}\" in {}", recording.display),
             Err(error) => return usage(&error.display, error.reason),
         }
+    }
+    if undelivered.iter().any(|failure| failure.fails) {
+        return Exit::Usage;
     }
     match &outcome.error {
         None => Exit::Ok,

@@ -110,6 +110,14 @@ pub struct WebConfig {
     pub max_fetch_bytes: Option<u64>,
 }
 
+/// The `[trace]` table: where runs' traces go.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TraceConfig {
+    /// The OTLP/HTTP endpoint every `promptforge run` exports its trace to
+    /// (`/v1/traces` is appended unless the path ends in it); none: no export.
+    pub otlp_endpoint: Option<String>,
+}
+
 /// The limits of a run (`language.md` §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -168,6 +176,8 @@ pub struct Config {
     pub web: WebConfig,
     /// The run limits.
     pub limits: Limits,
+    /// Where runs' traces go.
+    pub trace: TraceConfig,
     /// The acting parts of a project configuration that is not trusted, withheld
     /// from this configuration (see [`super::trust`]).
     pub withheld: Vec<TrustNeed>,

@@ -21,6 +21,8 @@ pub enum Table {
     Web,
     /// In the `[limits]` table.
     Limits,
+    /// In the `[trace]` table.
+    Trace,
 }
 
 impl Table {
@@ -32,6 +34,7 @@ impl Table {
             Table::Plugin => "[plugin.\"ns/name\"]",
             Table::Web => "[web]",
             Table::Limits => "[limits]",
+            Table::Trace => "[trace]",
         }
     }
 }
@@ -114,6 +117,7 @@ pub const KEYS: &[ConfigKey] = &[
     key(Table::Limits, "store_bytes", "integer", limit_default!("store_bytes"), "what the in-memory store holds", "1048576"),
     key(Table::Limits, "store_files", "integer", limit_default!("store_files"), "files in the in-memory store", "100"),
     key(Table::Limits, "trace_bytes", "integer", limit_default!("trace_bytes"), "a run's trace (each span counts 256 bytes more); past it, spans are dropped", "1048576"),
+    key(Table::Trace, "otlp_endpoint", "URL", KeyDefault::Words("none"), "the OpenTelemetry collector (OTLP/HTTP) `promptforge run` exports every run's trace to; `/v1/traces` is appended unless the path ends in it (needs trust in a project file)", "\"http://127.0.0.1:4318\""),
 ];
 
 impl KeyDefault {

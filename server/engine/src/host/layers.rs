@@ -11,7 +11,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::config::{
-    read_text, Config, ConfigError, Limits, ModelConfig, PluginConfig, ProviderKind, WebConfig,
+    read_text, Config, ConfigError, Limits, ModelConfig, PluginConfig, ProviderKind, TraceConfig,
+    WebConfig,
 };
 use super::trust::{Act, Part, TrustNeed};
 
@@ -48,6 +49,12 @@ struct WebFile {
     max_fetch_bytes: Option<u64>,
 }
 
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TraceFile {
+    otlp_endpoint: Option<Spanned<String>>,
+}
+
 /// The `[limits]` keys, in the order of `host.md`.
 pub(super) const LIMIT_KEYS: [&str; 9] = [
     "lua_memory_mib",
@@ -72,6 +79,7 @@ pub(super) struct File {
     web: Option<WebFile>,
     #[serde(default)]
     limits: BTreeMap<String, Spanned<u64>>,
+    trace: Option<TraceFile>,
 }
 
 impl Config {
@@ -195,6 +203,12 @@ pub fn merge(base: Option<&Layer>, top: &Layer) -> Result<Merged, ConfigError> {
         plugins: plugins(&layers)?,
         web: web(&layers),
         limits: limits(&layers),
+        trace: TraceConfig {
+            otlp_endpoint: layers.iter().rev().find_map(|l| {
+                let trace = l.file.trace.as_ref()?;
+                Some(trace.otlp_endpoint.as_ref()?.get_ref().clone())
+            }),
+        },
         withheld: Vec::new(),
     };
     let untrusted = if top.trusted {
@@ -206,7 +220,7 @@ pub fn merge(base: Option<&Layer>, top: &Layer) -> Result<Merged, ConfigError> {
 }
 
 /// `merged` with the parts that need trust taken out: the project's Plugins that
-/// would start, its raised limits, its web keys; models that would hand a key or
+/// would start, its raised limits, its web keys, its trace endpoint; models that would hand a key or
 /// read outside the folder stay named but are listed in `withheld`.
 pub fn withhold(base: Option<&Layer>, top: &Layer, merged: Merged) -> Result<Config, ConfigError> {
     if merged.untrusted.is_empty() {
@@ -231,6 +245,7 @@ pub fn withhold(base: Option<&Layer>, top: &Layer, merged: Merged) -> Result<Con
                 let key = need.key.trim_start_matches("limits.");
                 top.file.limits.remove(key);
             }
+            Part::Trace => top.file.trace = None,
             Part::Model(_) => {}
         }
     }
@@ -511,6 +526,20 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
                 );
             }
         }
+    }
+    let endpoint = top
+        .file
+        .trace
+        .as_ref()
+        .and_then(|t| t.otlp_endpoint.as_ref());
+    if let Some(endpoint) = endpoint {
+        let key = "trace.otlp_endpoint".to_owned();
+        need(
+            Some(endpoint.span().start),
+            key,
+            Part::Trace,
+            Act::SendTraces,
+        );
     }
     let base_limits = base.map_or_else(Limits::default, |b| limits(&[b]));
     for (key, value) in &top.file.limits {

@@ -27,6 +27,8 @@ pub enum Part {
     Web,
     /// The `[limits]` table.
     Limits,
+    /// The `[trace]` table.
+    Trace,
 }
 
 /// What an acting key would do.
@@ -53,6 +55,8 @@ pub enum Act {
     },
     /// Let `fetch` reach loopback, private and link-local addresses.
     ReachPrivateAddresses,
+    /// Send every run's trace (prompts, replies, tool output) to a server.
+    SendTraces,
 }
 
 impl Act {
@@ -70,6 +74,7 @@ impl Act {
             Act::ReachPrivateAddresses => {
                 "let fetch reach loopback and private addresses".to_owned()
             }
+            Act::SendTraces => "send every run's trace to a server it names".to_owned(),
         }
     }
 }

@@ -158,7 +158,7 @@ fn reader_keys() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
     })
     .expect("the tracer walks the whole file");
     let seen = seen.into_inner();
-    let tables = ["model", "plugin", "web", "limits"];
+    let tables = ["model", "plugin", "web", "limits", "trace"];
     let mut out = BTreeMap::new();
     out.insert(
         "",
@@ -175,6 +175,7 @@ fn reader_keys() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
     );
     out.insert("[web]", seen["web"].iter().copied().collect());
     out.insert("[limits]", LIMIT_KEYS.iter().copied().collect());
+    out.insert("[trace]", seen["trace"].iter().copied().collect());
     out
 }
 
@@ -204,6 +205,7 @@ fn file_setting(table: Table, key: &str, value: &str) -> String {
         Table::Plugin => format!("[plugin.\"acme/x\"]\ncommand = \"x\"\n{key} = {value}\n"),
         Table::Web => format!("[web]\n{key} = {value}\n"),
         Table::Limits => format!("[limits]\n{key} = {value}\n"),
+        Table::Trace => format!("[trace]\n{key} = {value}\n"),
     }
 }
 

@@ -202,3 +202,43 @@ fn a_table_needs_its_provider_or_command_from_some_layer() {
         "repo/promptforge.toml:1: plugin.\"a/b\": missing field `command`"
     );
 }
+
+#[test]
+fn a_project_trace_endpoint_needs_trust_and_is_withheld_without_it() {
+    let user = layer(
+        "[trace]\notlp_endpoint = \"http://127.0.0.1:4318\"\n",
+        "u/config.toml",
+        true,
+    );
+    let project = layer(
+        "default_model = \"m\"\n\n[trace]\notlp_endpoint = \"https://collector.example\"\n",
+        "repo/promptforge.toml",
+        false,
+    );
+    let merged = merge(Some(&user), &project).unwrap();
+    assert_eq!(keys(&merged.untrusted), [(Some(4), "trace.otlp_endpoint")]);
+    assert_eq!(merged.untrusted[0].act, Act::SendTraces);
+    assert_eq!(
+        merged.untrusted[0].to_string(),
+        "repo/promptforge.toml:4: trace.otlp_endpoint would send every run's trace to a server it names, and this configuration is not trusted; review it, then run: promptforge trust repo"
+    );
+    // Withheld, the user's own endpoint is the one used.
+    let config = withhold(Some(&user), &project, merged).unwrap();
+    assert_eq!(
+        config.trace.otlp_endpoint.as_deref(),
+        Some("http://127.0.0.1:4318")
+    );
+    assert_eq!(config.default_model.as_deref(), Some("m"));
+    // Trusted, the project's wins.
+    let trusted = layer(
+        "[trace]\notlp_endpoint = \"https://collector.example\"\n",
+        "repo/promptforge.toml",
+        true,
+    );
+    let merged = merge(Some(&user), &trusted).unwrap();
+    assert!(merged.untrusted.is_empty());
+    assert_eq!(
+        merged.config.trace.otlp_endpoint.as_deref(),
+        Some("https://collector.example")
+    );
+}
