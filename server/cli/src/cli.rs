@@ -160,6 +160,9 @@ pub struct TestArgs {
     /// With --cache: ask again for answers kept longer than SECONDS.
     #[arg(long, value_name = "SECONDS", requires = "cache")]
     pub cache_max_age: Option<u64>,
+    /// Write the trace of each failing case's run into DIR, as OTLP/JSON.
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
     /// How the results are printed.
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,

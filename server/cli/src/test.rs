@@ -9,6 +9,7 @@
 //! runs none of its cases and counts as one failure; its warnings are printed and
 //! its cases run.
 
+mod failing_traces;
 mod json;
 mod junit;
 pub mod load;
@@ -36,6 +37,7 @@ use crate::host_setup::{self, ConfigFailure};
 use crate::problem::Problem;
 use load::Loaded;
 use promptforge_engine::prompt_tests::answer_cache::AnswerCache;
+use promptforge_engine::prompt_tests::CaseOptions;
 use results::{CaseResult, FileResult, Totals};
 use runner::{Observer, PlannedCase, PlannedFile, Runnable};
 
@@ -78,6 +80,11 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         AnswerCache::new(dir, max_age)
     });
     let mut hosts = Hosts::new(global, cache.clone());
+    let case_options = CaseOptions {
+        repeat: args.repeat,
+        trace: args.trace.is_some(),
+        ..CaseOptions::default()
+    };
     let plan = plan(&loaded, &selection, &mut hosts);
     let to_run = plan
         .iter()
@@ -89,7 +96,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
     let (results, written) = match args.format {
         TestFormat::Text => {
             let mut observer = text::TextObserver::new(global.quiet, bar.clone());
-            let results = runner::run(&runtime, plan, bar.clone(), &mut observer, args.repeat);
+            let results = runner::run(&runtime, plan, bar.clone(), &mut observer, &case_options);
             finish(bar.as_ref());
             let written = match observer.error.take() {
                 Some(error) => Err(error),
@@ -98,7 +105,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
             (results, written)
         }
         TestFormat::Json | TestFormat::Junit => {
-            let results = runner::run(&runtime, plan, bar.clone(), &mut Silent, args.repeat);
+            let results = runner::run(&runtime, plan, bar.clone(), &mut Silent, &case_options);
             finish(bar.as_ref());
             let mut out = io::BufWriter::new(io::stdout().lock());
             let written = if args.format == TestFormat::Json {
@@ -117,11 +124,15 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         }
     }
     runtime.shutdown_timeout(Duration::from_millis(100));
+    let trace_failed = match &args.trace {
+        Some(dir) => failing_traces::write(dir, &results),
+        None => false,
+    };
     if let Some(cache) = &cache {
         let (reused, asked) = cache.counts();
         eprintln!("promptforge: cache: {reused} answers reused, {asked} requests to a model");
     }
-    if !errors.is_empty() || hosts.refused {
+    if !errors.is_empty() || hosts.refused || trace_failed {
         Exit::Usage
     } else if Totals::of(&results).failed > 0 {
         Exit::Problems

@@ -59,6 +59,8 @@ pub struct CaseResult {
     pub failures: Vec<Placed>,
     /// A repeated live case's pass rate.
     pub runs: Option<PassRate>,
+    /// The trace of a failed case's run, when `--trace` asked for traces.
+    pub trace: Option<Box<promptforge_engine::trace::Trace>>,
 }
 
 /// One test file's part of the run.

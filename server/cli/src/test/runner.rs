@@ -72,7 +72,7 @@ pub fn run(
     plan: Vec<PlannedFile>,
     progress: Option<ProgressBar>,
     observer: &mut dyn Observer,
-    repeat: Option<u64>,
+    options: &CaseOptions,
 ) -> Vec<FileResult> {
     runtime.block_on(async move {
         let slots = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
@@ -89,7 +89,7 @@ pub fn run(
                             planned.case.clone(),
                             gate.clone(),
                             progress.clone(),
-                            repeat,
+                            options.clone(),
                         ))
                     })
                     .collect()
@@ -124,17 +124,13 @@ fn spawn_case(
     case: Arc<Case>,
     gate: Arc<Semaphore>,
     progress: Option<ProgressBar>,
-    repeat: Option<u64>,
+    options: CaseOptions,
 ) -> JoinHandle<CaseReport> {
     let host = runnable.host.clone();
     let prompt = runnable.prompt.clone();
     tokio::spawn(async move {
         // The gate is never closed: a failed acquire only runs the case at once.
         let permit = gate.acquire_owned().await.ok();
-        let options = CaseOptions {
-            repeat,
-            ..CaseOptions::default()
-        };
         let report = run_case(&host, &prompt, &case, options).await;
         drop(permit);
         if let Some(bar) = &progress {
@@ -154,6 +150,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
             duration: std::time::Duration::ZERO,
             seed: planned.seed,
             runs: None,
+            trace: None,
             failures: vec![Placed {
                 failure: Failure::new("run", CASE_PANICKED),
                 position: planned.position,
@@ -173,6 +170,10 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
             }
         })
         .collect();
+    let trace = (!failures.is_empty())
+        .then_some(report.outcome.trace)
+        .flatten()
+        .map(Box::new);
     CaseResult {
         name: planned.name.clone(),
         position: planned.position,
@@ -185,6 +186,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
         seed: report.seed,
         failures,
         runs: report.runs,
+        trace,
     }
 }
 
@@ -198,5 +200,6 @@ fn skipped(planned: &PlannedCase) -> CaseResult {
         seed: planned.seed,
         failures: Vec::new(),
         runs: None,
+        trace: None,
     }
 }

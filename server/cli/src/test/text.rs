@@ -169,6 +169,7 @@ mod tests {
             seed: 1,
             failures: Vec::new(),
             runs: None,
+            trace: None,
         }
     }
 
