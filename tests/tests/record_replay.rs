@@ -111,9 +111,18 @@ fn a_recorded_live_run_replays_offline_and_a_changed_prompt_fails_with_the_unscr
             "What is Rust?",
             "--record",
             "summarize.test.yaml",
+            "--trace",
+            "trace.json",
         ],
     );
     assert_eq!(live.code, Some(0), "{}", live.stderr);
+    // The recording wrapper keeps the exact request in the trace.
+    let trace = std::fs::read_to_string(scratch.path().join("trace.json")).unwrap();
+    assert_eq!(
+        trace.matches("promptforge.request.body").count(),
+        2,
+        "both rounds' wire requests are traced"
+    );
     assert_eq!(live.stdout, "Rust empowers everyone.\nSee the page.\n");
     assert!(
         live.stderr

@@ -207,6 +207,10 @@ impl ModelProvider for RecordingModel {
         self.recorder.round(&reply);
         Ok(reply)
     }
+
+    fn wire_request(&self, request: &ModelRequest) -> Option<crate::trace::WireRequest> {
+        self.inner.wire_request(request)
+    }
 }
 
 /// The hook of a recorded run's tools: the real call, its answer kept.

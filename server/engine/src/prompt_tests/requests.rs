@@ -2,7 +2,9 @@
 //! the model and the arguments its tools were called with, read from the run's
 //! trace. A failure shows the requests that were seen.
 
-use promptforge_syntax::test_file::{Expect, ExpectRequest};
+use std::ops::Range;
+
+use promptforge_syntax::test_file::{Expect, ExpectRequest, Spanned};
 use serde_json::Value as Json;
 
 use super::messages;
@@ -107,13 +109,18 @@ const CHECKS: [&str; 5] = [
     "tools_include",
 ];
 
-/// What an item asks for under `key`, as text (`""` when it asks nothing).
-fn expected_of(wanted: &ExpectRequest, key: &str) -> String {
-    let text = |s: &Option<promptforge_syntax::test_file::Spanned<String>>| {
-        s.as_ref().map_or(String::new(), |s| s.value.clone())
+/// What an item asks for under `key`, as text (`""` when it asks nothing), and
+/// where it is written.
+fn asked(wanted: &ExpectRequest, key: &str) -> (String, Option<Range<usize>>) {
+    let text = |s: &Option<Spanned<String>>| {
+        s.as_ref().map_or((String::new(), None), |s| {
+            (s.value.clone(), Some(s.range.clone()))
+        })
     };
-    let list = |s: &Option<promptforge_syntax::test_file::Spanned<Vec<String>>>| {
-        s.as_ref().map_or(String::new(), |s| s.value.join(", "))
+    let list = |s: &Option<Spanned<Vec<String>>>| {
+        s.as_ref().map_or((String::new(), None), |s| {
+            (s.value.join(", "), Some(s.range.clone()))
+        })
     };
     match key {
         "messages_contain" => text(&wanted.messages_contain),
@@ -121,26 +128,18 @@ fn expected_of(wanted: &ExpectRequest, key: &str) -> String {
         "system_contains" => text(&wanted.system_contains),
         "tools" => list(&wanted.tools),
         "tools_include" => list(&wanted.tools_include),
-        _ => String::new(),
+        _ => (String::new(), None),
     }
 }
 
+/// What an item asks for under `key`, as text.
+fn expected_of(wanted: &ExpectRequest, key: &str) -> String {
+    asked(wanted, key).0
+}
+
 /// Where the check `key` of an item is written.
-fn range_of(wanted: &ExpectRequest, key: &str) -> Option<std::ops::Range<usize>> {
-    let text = |s: &Option<promptforge_syntax::test_file::Spanned<String>>| {
-        s.as_ref().map(|s| s.range.clone())
-    };
-    let list = |s: &Option<promptforge_syntax::test_file::Spanned<Vec<String>>>| {
-        s.as_ref().map(|s| s.range.clone())
-    };
-    match key {
-        "messages_contain" => text(&wanted.messages_contain),
-        "messages_match" => text(&wanted.messages_match),
-        "system_contains" => text(&wanted.system_contains),
-        "tools" => list(&wanted.tools),
-        "tools_include" => list(&wanted.tools_include),
-        _ => None,
-    }
+fn range_of(wanted: &ExpectRequest, key: &str) -> Option<Range<usize>> {
+    asked(wanted, key).1
 }
 
 /// The checks of `wanted` that `round`'s request breaks, with their verdicts.
