@@ -572,10 +572,22 @@ async function checks(page) {
   }
   log('a debug start with a missing binary is reported the same way and starts nothing');
   await rpc(page, { op: 'setting', key: 'promptforge.server.path', value: null });
-  await waitFor('the server to come back with the diagnostics', () => unmetIn(broken));
-  expectBundled(await rpc(page, { op: 'trust' }));
+  // The server starts again from the extension's binary; broken.md, brought
+  // back to the front (a tab left long ago may have let its document go), gets
+  // its diagnostics from it. A failure says what the extension saw.
+  const serverBack = async (what) => {
+    await waitFor(`${what}: the server running`, async () => (await rpc(page, { op: 'trust' })).serverRunning, 60000);
+    await openPrompt(page, 'broken.md', 7, 8);
+    await waitFor(`${what}: the diagnostics of broken.md`, () => unmetIn(broken), 60000).catch(async (error) => {
+      const state = await rpc(page, { op: 'trust' });
+      const list = await rpc(page, { op: 'diagnostics', path: broken });
+      throw new Error(`${error.message}; the extension: ${JSON.stringify(state)}; broken.md: ${JSON.stringify(list)}`);
+    });
+    expectBundled(await rpc(page, { op: 'trust' }));
+  };
+  await serverBack('the setting removed');
   await palette(page, 'PromptForge: Restart Server');
-  await waitFor('the restarted server to publish the diagnostics', () => unmetIn(broken));
+  await serverBack('Restart Server');
   expectBundled(await rpc(page, { op: 'trust' }));
   log('the server restarts on a settings change (the setting removed: the extension\'s binary again) and on Restart Server');
   fs.writeFileSync(path.join(artifacts, 'output.txt'), await output(page));
