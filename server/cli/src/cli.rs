@@ -166,6 +166,10 @@ pub struct TestArgs {
     /// How the results are printed.
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,
+    /// Run the tests, then again whenever a test file, a prompt one tests or a
+    /// configuration file changes: the cases it affects (until Ctrl-C).
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// Output formats of `test`.

@@ -16,6 +16,7 @@ pub mod load;
 mod results;
 mod runner;
 mod text;
+mod watch;
 
 use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
@@ -40,12 +41,28 @@ use promptforge_engine::prompt_tests::answer_cache::AnswerCache;
 use promptforge_engine::prompt_tests::CaseOptions;
 use results::{CaseResult, FileResult, Totals};
 use runner::{Observer, PlannedCase, PlannedFile, Runnable};
+use watch::{Inputs, Pass, Scope};
 
 /// Why a file named on the command line is not run.
 const NOT_A_TEST_FILE: &str = "not a prompt test file (its name does not end in .test.yaml)";
 
-/// Runs `promptforge test`; returns how it ended.
+/// Runs `promptforge test`; returns how it ended (`--watch`: runs until stopped).
 pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
+    if args.watch {
+        return watch::run(args, global);
+    }
+    pass(args, global, &Scope::Everything).exit
+}
+
+/// One run of the chosen cases of the test files `scope` keeps; returns how it
+/// ended and the files it read (what `--watch` watches).
+fn pass(args: &TestArgs, global: &GlobalArgs, scope: &Scope) -> Pass {
+    let mut inputs = Inputs::default();
+    let exit = pass_reading(args, global, scope, &mut inputs);
+    Pass { exit, inputs }
+}
+
+fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mut Inputs) -> Exit {
     let selection = match selection(args) {
         Ok(selection) => selection,
         Err(message) => {
@@ -68,7 +85,13 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
     let mut loaded = Vec::new();
     for target in &collected.targets {
         match read(target) {
-            Ok(file) => loaded.push((target, file)),
+            Ok(file) => {
+                let prompt = file.prompt.as_ref().map(|(path, _)| path.as_path());
+                inputs.add(global, &target.path, prompt);
+                if scope.keeps(&target.path, prompt) {
+                    loaded.push((target, file));
+                }
+            }
             Err(error) => errors.push(error),
         }
     }

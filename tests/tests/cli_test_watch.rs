@@ -1,0 +1,214 @@
+//! Issue 28: `promptforge test --watch` runs the tests, then, on each save, the
+//! cases the change affects: a prompt's test files, a test file's own cases,
+//! everything after a configuration change, and a new test file; the real binary,
+//! real files, the real file watcher.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use promptforge_tests::{binary, isolate, Scratch};
+
+const PROMPT: &str = "---\nname: NAME\ndescription: d\npromptforge: 0\n---\n\n# Go\n\n```lua\nreturn 'RESULT'\n```\n";
+
+fn prompt(name: &str, result: &str) -> String {
+    PROMPT.replace("NAME", name).replace("RESULT", result)
+}
+
+fn cases(expected: &str) -> String {
+    format!("cases:\n  - name: gives its result\n    expect:\n      result: {expected}\n")
+}
+
+/// The watcher, its output lines as they come, and a kill when dropped.
+struct Watching {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    /// Every line so far (for a failure's message).
+    all: std::cell::RefCell<Vec<String>>,
+}
+
+impl Watching {
+    fn start(dir: &Scratch, args: &[&str]) -> Self {
+        let mut command = std::process::Command::new(binary());
+        isolate(&mut command)
+            .current_dir(dir.path())
+            .args(["test", "--watch"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("the binary runs");
+        let (sender, lines) = mpsc::channel();
+        let out = child.stdout.take().expect("stdout");
+        let err = child.stderr.take().expect("stderr");
+        for stream in [
+            Box::new(out) as Box<dyn std::io::Read + Send>,
+            Box::new(err),
+        ] {
+            let sender = sender.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Watching {
+            child,
+            lines,
+            all: Default::default(),
+        }
+    }
+
+    /// The lines up to the first one `done` accepts (that one included).
+    fn until(&self, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(20)) {
+                Ok(line) => {
+                    self.all.borrow_mut().push(line.clone());
+                    let last = done(&line);
+                    seen.push(line);
+                    if last {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!(
+                    "the watcher never printed what was awaited; it printed:\n{}",
+                    self.all.borrow().join("\n")
+                ),
+            }
+        }
+    }
+
+    /// The lines of the next pass, up to its summary, once the watcher waits.
+    fn next_pass(&self) -> Vec<String> {
+        self.until(|l| l.contains(" passed, "))
+    }
+
+    fn waiting(&self) {
+        self.until(|l| l.contains("promptforge: watching "));
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn results(lines: &[String]) -> Vec<&str> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("FAILED ") || l.contains(" passed, "))
+        .map(|l| l.split(" (").next().unwrap_or(l))
+        .collect()
+}
+
+fn two_prompts() -> Scratch {
+    let dir = Scratch::new("watch");
+    dir.write("a.md", prompt("a", "one"));
+    dir.write("a.test.yaml", cases("one"));
+    dir.write("b.md", prompt("b", "two"));
+    dir.write("b.test.yaml", cases("two"));
+    dir
+}
+
+#[test]
+fn a_save_runs_again_the_cases_it_affects() {
+    let dir = two_prompts();
+    let watching = Watching::start(&dir, &["."]);
+    assert_eq!(
+        results(&watching.next_pass()),
+        [
+            "ok      a.test.yaml: gives its result",
+            "ok      b.test.yaml: gives its result",
+            "2 passed, 0 failed"
+        ]
+    );
+    watching.waiting();
+
+    // A prompt saved: its test file's cases run, and fail.
+    dir.write("b.md", prompt("b", "three"));
+    let pass = watching.next_pass();
+    assert!(
+        pass.iter().any(|l| l == "promptforge: changed: b.md"),
+        "{pass:?}"
+    );
+    let summary = results(&pass);
+    assert_eq!(
+        summary[0], "FAILED  b.test.yaml: gives its result",
+        "{pass:?}"
+    );
+    assert_eq!(summary.last(), Some(&"0 passed, 1 failed"), "{pass:?}");
+    watching.waiting();
+
+    // The test file saved to agree: its cases alone run.
+    dir.write("b.test.yaml", cases("three"));
+    let pass = watching.next_pass();
+    assert!(
+        pass.iter()
+            .any(|l| l == "promptforge: changed: b.test.yaml"),
+        "{pass:?}"
+    );
+    assert_eq!(
+        results(&pass),
+        [
+            "ok      b.test.yaml: gives its result",
+            "1 passed, 0 failed"
+        ]
+    );
+    watching.waiting();
+
+    // A configuration file: everything runs.
+    dir.write("promptforge.toml", "[limits]\ncall_depth = 6\n");
+    assert_eq!(
+        results(&watching.next_pass()).last(),
+        Some(&"2 passed, 0 failed")
+    );
+    watching.waiting();
+
+    // A new test file in the watched folder runs.
+    dir.write("c.test.yaml", "prompt: a.md\n".to_owned() + &cases("one"));
+    assert_eq!(
+        results(&watching.next_pass()),
+        [
+            "ok      c.test.yaml: gives its result",
+            "1 passed, 0 failed"
+        ]
+    );
+    watching.waiting();
+
+    // A file no test reads runs nothing: the next pass is the next save's.
+    dir.write("notes.txt", "unrelated");
+    std::thread::sleep(Duration::from_millis(600));
+    dir.write("a.md", prompt("a", "one!"));
+    let pass = watching.next_pass();
+    assert!(
+        pass.iter().any(|l| l == "promptforge: changed: a.md"),
+        "{pass:?}"
+    );
+    assert_eq!(
+        results(&pass).last(),
+        Some(&"0 passed, 2 failed"),
+        "{pass:?}"
+    );
+}
+
+#[test]
+fn watch_prints_text_only() {
+    let dir = two_prompts();
+    let mut command = std::process::Command::new(binary());
+    isolate(&mut command)
+        .current_dir(dir.path())
+        .args(["test", "--watch", "--format", "json", "."]);
+    let out = command.output().expect("the binary runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "promptforge: --watch prints text; it cannot be used with --format json or --format junit\n"
+    );
+    assert!(out.stdout.is_empty());
+}
