@@ -78,7 +78,7 @@ fn a_run_s_trace_is_kept_and_given_by_run_id() {
     assert_eq!(missing["code"], -32602, "{missing}");
     assert_eq!(
         missing["message"],
-        "no trace of run-99: the server keeps the traces of the last 20 prompt runs of this session"
+        "no trace of run-99: the server keeps the traces of the last 20 prompt runs and failed test cases of this session"
     );
 }
 
@@ -123,4 +123,53 @@ fn an_offline_run_answers_every_label_with_echo_and_shows_the_requests() {
         json!({ "uri": uri, "offline": "yes" }),
     );
     assert!(bad.is_err(), "{bad:?}");
+}
+
+/// Issue 27, item 6: a test run traces its cases; a failed case's `caseFinished`
+/// names the run id its trace is kept under (`RUN.N`), and `promptforge/trace`
+/// gives it, with the round the script answered; a passed case names none.
+#[test]
+fn a_failed_test_case_s_trace_is_kept_under_its_own_run_id() {
+    let scratch = workspace("lsp-trace-tests", CONFIG);
+    let text = prompt(
+        "models:\n  w: {}\n",
+        "local m = messages.new():user(args)\nmodels.loop(m)\nreturn m[#m].content",
+    );
+    scratch.write("p.md", &text);
+    let tests = "cases:\n  - name: greets\n    args: \"world\"\n    model:\n      - text: \"hi world\"\n    expect:\n      result: \"hi world\"\n  - name: fails on purpose\n    args: \"you\"\n    model:\n      - text: \"nope\"\n    expect:\n      result: \"something else\"\n";
+    scratch.write("p.test.yaml", tests);
+    let uri = file_uri(&scratch, "p.test.yaml");
+    let mut client = start(&scratch, json!({}));
+    client.open(&uri, 1, tests);
+    let run_id = start_run(&mut client, "promptforge.test", json!({ "uri": uri }));
+    let all = events(&mut client, &run_id);
+    assert_eq!(all[0]["ok"], true, "{all:?}");
+    assert!(all[0].get("traceRunId").is_none(), "{all:?}");
+    assert_eq!(all[1]["ok"], false, "{all:?}");
+    let case_run = format!("{run_id}.2");
+    assert_eq!(all[1]["traceRunId"], case_run.as_str(), "{all:?}");
+    assert_eq!(
+        all[1]["promptUri"],
+        file_uri(&scratch, "p.md").as_str(),
+        "{all:?}"
+    );
+
+    let trace = client
+        .request("promptforge/trace", json!({ "runId": case_run }))
+        .expect("the failed case's trace");
+    let spans = trace["spans"].as_array().expect("spans");
+    let round = spans
+        .iter()
+        .find(|s| s["kind"]["type"] == "round")
+        .expect("a model round");
+    assert_eq!(
+        round["kind"]["request"]["messages"],
+        json!([{ "role": "user", "content": "you" }])
+    );
+    assert_eq!(round["kind"]["reply"]["content"], "nope");
+    let passed = client.request(
+        "promptforge/trace",
+        json!({ "runId": format!("{run_id}.1") }),
+    );
+    assert!(passed.is_err(), "{passed:?}");
 }

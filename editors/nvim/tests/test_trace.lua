@@ -161,7 +161,7 @@ H.run('trace', {
   { ':PromptForgeTrace RUNID of a run the server keeps no trace of gives its message', function()
     vim.api.nvim_set_current_buf(prompt)
     local seen = notified(function() vim.cmd('PromptForgeTrace run-99') end, 'no trace of run%-99')
-    H.eq('PromptForge: no trace of run-99: the server keeps the traces of the last 20 prompt runs of this session',
+    H.eq('PromptForge: no trace of run-99: the server keeps the traces of the last 20 prompt runs and failed test cases of this session',
       seen[#seen].text, 'the message')
   end },
 
@@ -193,5 +193,26 @@ H.run('trace', {
     H.eq('expr', vim.wo.foldmethod, 'foldmethod of the new window')
     local request_row = H.line_of(buf, '^      request$')
     H.eq(request_row + 1, vim.fn.foldclosed(request_row + 1), 'the request\'s fold in the new window')
+  end },
+  { 'a failed test case names its trace, and :PromptForgeTrace opens it', function()
+    local tdir = H.scratch({
+      ['t.md'] = H.prompt("local m = messages.new():user(args)\nmodels.loop(m)\nreturn m[#m].content", 'models:\n  w: {}\n'),
+      ['t.test.yaml'] = 'cases:\n  - name: fails on purpose\n    args: you\n    model:\n      - text: nope\n    expect:\n      result: something else\n',
+    })
+    local buf = H.open(tdir .. '/t.test.yaml')
+    H.run_lens(buf, 0, 'Run all tests')
+    local text = H.wait_output(buf, 'Result:\n0 passed, 1 failed')
+    local id = text:match('\n    trace: :PromptForgeTrace (run%-%d+%.1)\n')
+    assert(id, text)
+    vim.cmd('PromptForgeTrace ' .. id)
+    -- Its own trace buffer (one per prompt), of the prompt the case tests.
+    local tbuf = H.wait('the case\'s trace', function()
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.bo[b].filetype == 'promptforge-trace' and H.text(b):find('^Trace of ' .. vim.pesc(id) .. ' %(trace id run%-%x+%): .*t%.md\n') then
+          return b
+        end
+      end
+    end)
+    H.line_of(tbuf, '^    chat w %(script script%)')
   end },
 })

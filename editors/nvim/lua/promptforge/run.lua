@@ -88,6 +88,9 @@ local function render(e)
     for _, failure in ipairs(e.failures or {}) do
       vim.list_extend(lines, vim.tbl_map(function(l) return '    ' .. l end, split(failure)))
     end
+    if type(e.traceRunId) == 'string' then
+      table.insert(lines, '    trace: :PromptForgeTrace ' .. e.traceRunId)
+    end
     return lines
   elseif t == 'finished' then
     local lines = { '', 'Result:' }
@@ -111,6 +114,11 @@ local function on_event(key, event)
   end
   if vim.api.nvim_buf_is_valid(run.out) then
     write(run.out, render(event))
+  end
+  -- A failed case's trace is kept as a run of its own, on the prompt's lines.
+  if event.type == 'caseFinished' and type(event.traceRunId) == 'string' and type(event.promptUri) == 'string' then
+    runs[run.client.id .. ':' .. event.traceRunId] =
+      { out = run.out, uri = event.promptUri, client = run.client, run_id = event.traceRunId, done = true }
   end
   if event.type == 'finished' or event.type == 'failed' then
     run.done = true

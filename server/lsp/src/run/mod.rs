@@ -304,7 +304,7 @@ impl Runner {
         let work = async {
             match job {
                 Job::Prompt(job) => prompt::run_prompt(self, run_id, job, &events, cancel).await,
-                Job::Test(job) => test_run::run_tests(self, job, &events, cancel).await,
+                Job::Test(job) => test_run::run_tests(self, run_id, job, &events, cancel).await,
                 Job::Refused(event) => event,
             }
         };

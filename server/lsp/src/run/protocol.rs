@@ -83,6 +83,13 @@ pub enum RunEvent {
         ok: bool,
         /// Each failure as `promptforge test` renders it.
         failures: Vec<String>,
+        /// The `runId` under which `promptforge/trace` gives a failed case's
+        /// trace (`run-3.2`: the run's second case), when the server kept it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trace_run_id: Option<String>,
+        /// The prompt that trace's lines are in (with `traceRunId`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prompt_uri: Option<String>,
     },
     /// The run ended with a result (null: no result); the last event.
     Finished {

@@ -5,7 +5,8 @@
 //! with `N passed, N failed`.
 //!
 //! The cases run in parallel (one per core at once) and are reported in file
-//! order. Their own run events (log lines, sections, tool calls) are not
+//! order. Each is traced; a failed case's trace is kept with the session's run
+//! traces under `RUN.N` (the run's Nth case), which its `caseFinished` names. Their own run events (log lines, sections, tool calls) are not
 //! streamed: the status of a test run is its count of cases ended. A live case
 //! runs only when it is the one named (as `promptforge test` needs `--live`);
 //! skipped ones are counted in the result (`N passed, N failed, N skipped`).
@@ -52,6 +53,7 @@ const CASE_PANICKED: &str = "internal error: the case panicked; please report it
 /// Runs the test file's cases; returns the run's last event.
 pub async fn run_tests(
     runner: &Runner,
+    run_id: &str,
     job: TestJob,
     events: &Arc<LspEvents>,
     cancel: &CancellationToken,
@@ -116,6 +118,9 @@ pub async fn run_tests(
         }
     };
     let prompt: Arc<str> = Arc::from(prompt_text.as_str());
+    let prompt_uri = tower_lsp::lsp_types::Url::from_file_path(&prompt_path)
+        .ok()
+        .map(String::from);
     let total = chosen.len();
     let handles = spawn_cases(&host, &prompt, chosen, cancel);
     events.set_message(format!("0/{total} cases"));
@@ -137,10 +142,21 @@ pub async fn run_tests(
             failed += 1;
         }
         keep_case(runner, &job.source, name, case.range.start, &failures);
+        let trace = match &report {
+            Ok(report) if !ok => report.outcome.trace.as_ref(),
+            _ => None,
+        };
+        let trace_run_id = trace
+            .map(|trace| (case_trace_id(run_id, done), trace))
+            .filter(|(id, trace)| runner.traces.keep(id, trace))
+            .map(|(id, _)| id);
+        let prompt_uri = trace_run_id.as_ref().and(prompt_uri.clone());
         events.send(RunEvent::CaseFinished {
             name: name.to_owned(),
             ok,
             failures,
+            trace_run_id,
+            prompt_uri,
         });
         events.set_message(format!("{}/{total} cases", done + 1));
     }
@@ -161,6 +177,12 @@ pub async fn run_tests(
         duration_ms: millis(started.elapsed()),
         trace_id: None,
     }
+}
+
+/// The id a failed case's trace is kept under: the run's, a dot, and the case's
+/// place among the run's cases (from 1).
+pub fn case_trace_id(run_id: &str, index: usize) -> String {
+    format!("{run_id}.{}", index + 1)
 }
 
 fn cancelled() -> RunEvent {
@@ -188,6 +210,7 @@ fn spawn_cases(
             let (host, prompt, gate) = (Arc::clone(host), Arc::clone(prompt), Arc::clone(&gate));
             let options = CaseOptions {
                 cancel: cancel.child_token(),
+                trace: true,
                 ..CaseOptions::default()
             };
             let running = case.clone();

@@ -1,5 +1,6 @@
-//! The traces of the session's last runs, for `promptforge/trace`: at most
-//! [`MAX_TRACES`] of them and [`MAX_TRACE_BYTES`] in all, the oldest going first.
+//! The traces of the session's last prompt runs and failed test cases, for
+//! `promptforge/trace`: at most [`MAX_TRACES`] of them and [`MAX_TRACE_BYTES`]
+//! in all, the oldest going first.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -16,7 +17,7 @@ pub const MAX_TRACE_BYTES: usize = 64 * 1024 * 1024;
 /// The message of `promptforge/trace` for a run whose trace is not kept.
 pub fn no_trace(run_id: &str) -> String {
     format!(
-        "no trace of {run_id}: the server keeps the traces of the last {MAX_TRACES} prompt runs of this session"
+        "no trace of {run_id}: the server keeps the traces of the last {MAX_TRACES} prompt runs and failed test cases of this session"
     )
 }
 
