@@ -6,7 +6,7 @@
 
 use std::fs;
 
-use promptforge_engine::run::context::debugger::{function_name_problem, FUNCTION_NAMES};
+use promptforge_engine::run::debugger::{function_name_problem, FUNCTION_NAMES};
 use promptforge_tests::workspace_root;
 
 /// The single-quoted strings of the Lua table assigned to `M.FUNCTION_NAMES`.

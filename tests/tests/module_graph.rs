@@ -40,11 +40,7 @@ const KNOWN_CIRCLES: &[(&str, &str)] = &[
         "engine",
         "harness, host, plugins, prepare, requirements, run, store, testing",
     ),
-    ("engine", "run::context, run::patterns, run::vm"),
-    (
-        "syntax",
-        "body, diagnostic, document, frontmatter, items, messages, test_file",
-    ),
+    ("syntax", "diagnostic, frontmatter, test_file"),
 ];
 
 #[test]

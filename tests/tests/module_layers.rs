@@ -28,9 +28,9 @@ const LAYERS: &[(&str, u8, &str)] = &[
     ("run::chain_var", 2, "mechanisms"),
     // 1: the sandboxed Lua VM and its pattern library.
     ("run::vm", 1, "runtime"),
-    ("run::patterns", 1, "runtime"),
     // 0: the context and plain data.
     ("run::context", 0, "context"),
+    ("run::debugger", 0, "context"),
     ("run::vm::control", 0, "context"),
     ("run::identity", 0, "context"),
     ("run::location", 0, "context"),

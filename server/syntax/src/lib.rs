@@ -13,6 +13,7 @@ pub mod frontmatter;
 pub mod items;
 pub mod line_index;
 pub mod lua;
+pub mod message_text;
 pub mod messages;
 pub mod node_kinds;
 pub mod parsed_file;

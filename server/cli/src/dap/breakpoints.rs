@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use promptforge_engine::run::context::debugger::function_name_problem;
+use promptforge_engine::run::debugger::function_name_problem;
 use promptforge_engine::run::vm::eval::check_expression;
 use promptforge_engine::run::{ExceptionFilters, HitCondition, LineBreakpoint};
 use serde::Deserialize;

@@ -11,8 +11,8 @@ use tokio::task::JoinSet;
 use crate::error::{ChainFailure, EngineError, ErrorKind, RunError, RunErrorKind};
 use crate::messages;
 use crate::run::chain_var;
-use crate::run::context::debugger::{ChainKind, Frame};
 use crate::run::context::{Chain, ChainDebug, Globals, RaceTracker, SectionCtx};
+use crate::run::debugger::{ChainKind, Frame};
 use crate::run::json::{self, type_name};
 use crate::run::location::{resolve, Located};
 use crate::run::vm::{

@@ -5,10 +5,10 @@ pub mod chain_var;
 pub mod context;
 pub mod control;
 pub mod conversation;
+pub mod debugger;
 pub mod identity;
 pub mod json;
 pub mod location;
-pub mod patterns;
 pub mod tools;
 pub mod vm;
 pub mod walk;
@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-pub use context::debugger::{
+pub use context::{NoEvents, RunEvents};
+pub use debugger::{
     Answer, BlockLine, ChainKind, DebugListener, Debugger, ExceptionFilters, Frame, FramePlace,
     HitCondition, LineBreakpoint, Query, ScopeInfo, StepKind, Stop, StopReason, Variable,
 };
-pub use context::{NoEvents, RunEvents};
 
 use crate::error::RunError;
 use crate::host::Host;

@@ -184,3 +184,15 @@ pub fn has_top_level_key(yaml: &str, wanted: &str) -> bool {
         _ => false,
     }
 }
+
+/// (The frontmatter owns the lists of its keys.)
+impl crate::diagnostic::FieldPlace {
+    /// The keys allowed at this place.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            crate::diagnostic::FieldPlace::TopLevel => KNOWN_KEYS,
+            crate::diagnostic::FieldPlace::PluginEntry => messages::PLUGIN_FIELDS,
+            crate::diagnostic::FieldPlace::ModelOption => messages::MODEL_OPTIONS,
+        }
+    }
+}

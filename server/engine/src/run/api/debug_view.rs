@@ -13,9 +13,9 @@ use crate::models::{ChatMessage, Role};
 use crate::run::api::messages::Conversation;
 use crate::run::api::models::ModelHandle;
 use crate::run::chain_var;
-use crate::run::context::debugger::{RunValue, SectionView, Shown};
 use crate::run::context::SectionCtx;
 use crate::run::conversation::section_label;
+use crate::run::debugger::{RunValue, SectionView, Shown};
 use crate::run::tools::object::ToolObject;
 use crate::run::tools::scope;
 

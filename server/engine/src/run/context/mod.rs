@@ -2,7 +2,6 @@
 //! one chain and one section: the bottom layer of `run`, which names no module
 //! above it (the globals a section VM gets come in as [`SectionGlobals`]).
 
-pub mod debugger;
 pub mod tasks;
 pub mod tools;
 
@@ -18,6 +17,7 @@ use crate::error::{EngineError, ErrorKind};
 use crate::host::{Host, Limits};
 use crate::messages;
 use crate::prepare::Prepared;
+use crate::run::debugger;
 use crate::run::identity::RunIdentity;
 use crate::run::location::SectionPath;
 use crate::run::vm::control::VmControl;

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::EngineError;
 use crate::host::Limits;
 use crate::messages;
-use crate::run::context::debugger::{Debugger, Frame, SectionView};
+use crate::run::debugger::{Debugger, Frame, SectionView};
 use crate::run::location::{Located, SectionPath};
 
 /// The instructions one evaluation (a Debug Console expression, a breakpoint's

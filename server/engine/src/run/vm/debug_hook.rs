@@ -21,7 +21,7 @@ use super::frames;
 use super::inspect::{log_message, Inspector};
 use super::registry::{DRIVER_KEY, RAW_XPCALL_KEY};
 use crate::error::{EngineError, ErrorKind};
-use crate::run::context::debugger::{BlockLine, Frame, FramePlace, StepKind, Stop, StopReason};
+use crate::run::debugger::{BlockLine, Frame, FramePlace, StepKind, Stop, StopReason};
 
 /// How many frames a stop reports at most.
 const MAX_FRAMES: usize = 64;

@@ -12,9 +12,7 @@ use super::errors::error_message;
 use super::eval::{self, evaluate};
 use super::frames::{self, SlotKind};
 use super::shown::{entries, json_text, key_name, quoted, show};
-use crate::run::context::debugger::{
-    Answer, Frame, Query, RunValue, ScopeInfo, SectionView, Variable,
-};
+use crate::run::debugger::{Answer, Frame, Query, RunValue, ScopeInfo, SectionView, Variable};
 use crate::run::json;
 use crate::store::Store;
 

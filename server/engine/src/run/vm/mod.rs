@@ -14,6 +14,7 @@ pub mod eval;
 pub mod frames;
 pub mod functions;
 pub mod inspect;
+pub mod patterns;
 mod registry;
 pub mod sandbox;
 pub mod shown;

@@ -16,7 +16,7 @@ use super::errors::{convert_error, is_memory_error};
 use super::functions::load_cached;
 use super::registry::{DRIVER_KEY, ERROR_KEY, PCALL_KEY, RAW_XPCALL_KEY, TOSTRING_KEY};
 use crate::messages;
-use crate::run::patterns;
+use crate::run::vm::patterns;
 
 /// Instructions between two checks of the budget and the cancel signal.
 pub const HOOK_INTERVAL: u32 = 1000;
@@ -216,7 +216,7 @@ pub fn new_lua(control: &Arc<VmControl>) -> mlua::Result<Lua> {
 mod tests {
     use super::*;
     use crate::host::Limits;
-    use crate::run::context::debugger::{DebugListener, Debugger, Stop};
+    use crate::run::debugger::{DebugListener, Debugger, Stop};
     use crate::run::vm::control::VmDebug;
     use crate::run::vm::eval::{eval_budget_message, evaluate};
     use tokio_util::sync::CancellationToken;

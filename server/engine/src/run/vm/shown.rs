@@ -7,7 +7,7 @@ use mlua::{AnyUserData, Lua, Table, Value};
 
 use super::errors::error_message;
 use crate::error::EngineError;
-use crate::run::context::debugger::{RunValue, SectionView, Shown};
+use crate::run::debugger::{RunValue, SectionView, Shown};
 
 /// The longest string shown whole in a variable's value.
 const SHOWN_STRING: usize = 256;
