@@ -23,7 +23,8 @@ import sys
 import tempfile
 import time
 
-from screen import Screen, ScreenError
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
+from screen import Screen, ScreenError  # noqa: E402 (after the line above)
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(TESTS, '..', '..', '..'))
