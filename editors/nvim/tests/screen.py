@@ -248,6 +248,29 @@ class Screen:
                     return
                 seen = self.flushes
 
+    def check(self, attempts=3):
+        """Compares the grid, cell by cell, with Neovim's own idea of its
+        screen (screenstring()); raises ScreenError at the first difference
+        that persists after the screen settles again."""
+        lua = ('local rows = {}\n'
+               'for r = 1, vim.o.lines do\n'
+               '  local row = {}\n'
+               '  for c = 1, vim.o.columns do row[c] = vim.fn.screenstring(r, c) end\n'
+               '  rows[r] = row\n'
+               'end\n'
+               'return rows')
+        for attempt in range(attempts):
+            self.settle()
+            theirs = self.lua(lua)
+            with self.lock:
+                ours = [[cell[0] for cell in row] for row in self.shown.rows]
+            difference = _first_difference(ours, theirs)
+            if difference is None:
+                return
+        row, col, mine, nvims = difference
+        raise ScreenError(f'the grid differs from Neovim\'s screen at row {row}, column {col}: '
+                          f'{mine!r} here, {nvims!r} in Neovim')
+
     # --- painting -----------------------------------------------------------
 
     def png(self, path, size=15, cursor=True):
@@ -255,6 +278,17 @@ class Screen:
         with self.lock:
             grid = _copy(self.shown)
         paint(grid, size, cursor).save(path)
+
+
+def _first_difference(ours, theirs):
+    if (len(ours), len(ours[0]) if ours else 0) != (len(theirs), len(theirs[0]) if theirs else 0):
+        return (len(ours), len(ours[0]) if ours else 0, 'the size', 'another size')
+    for r, (mine, nvims) in enumerate(zip(ours, theirs)):
+        for c, (a, b) in enumerate(zip(mine, nvims)):
+            # A wide character's right half: '' here, Neovim varies.
+            if a != '' and a != b:
+                return (r, c, a, b)
+    return None
 
 
 def _copy(grid):

@@ -12,7 +12,9 @@ $PROMPTFORGE_BIN. Run by editors/nvim/ci.sh:
 
 Each step waits for what it should put on the screen (the trace's title
 line, the request's messages, the quickfix entry); when it never shows, the
-script saves the screen as NAME-failed.png, prints it and exits 1.
+script saves the screen as NAME-failed.png, prints it and exits 1. Before a
+picture is painted, its grid is compared with Neovim's screenstring() of
+every cell (Screen.check).
 """
 
 import argparse
@@ -113,7 +115,7 @@ def take(name, scene, nvim, cwd, env, out):
         screen = start(nvim, cwd, env, log)
         try:
             scene(screen)
-            screen.settle()
+            screen.check()
             screen.png(os.path.join(out, name + '.png'))
         except ScreenError:
             screen.png(failed)
