@@ -23,11 +23,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("promptforge-transport", &[]),
     ("promptforge-tokens", &[]),
     ("promptforge-syntax", &[]),
+    // Lua's own syntax check, behind the syntax crate's `LuaCompiler` seam.
+    ("promptforge-luacheck", &["promptforge-syntax"]),
     ("promptforge-analysis", &["promptforge-syntax"]),
     (
         "promptforge-engine",
         &[
             "promptforge-syntax",
+            "promptforge-luacheck",
             "promptforge-analysis",
             "promptforge-tokens",
         ],
@@ -42,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "promptforge-lsp",
         &[
             "promptforge-syntax",
+            "promptforge-luacheck",
             "promptforge-analysis",
             "promptforge-engine",
             "promptforge-shipped",
@@ -55,6 +59,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "promptforge",
         &[
             "promptforge-syntax",
+            "promptforge-luacheck",
             "promptforge-analysis",
             "promptforge-engine",
             "promptforge-lsp",
@@ -69,7 +74,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 const PURE: &[&str] = &["promptforge-syntax", "promptforge-analysis"];
 
 /// Dependencies a pure crate may not have.
-const IO_DEPENDENCIES: &[&str] = &["tokio", "tokio-util", "reqwest", "rmcp", "cap-std"];
+const IO_DEPENDENCIES: &[&str] = &["tokio", "tokio-util", "reqwest", "rmcp", "cap-std", "mlua"];
 
 /// What a pure crate's source may not name.
 const IO_WORDS: &[&str] = &[

@@ -224,11 +224,11 @@ mod tests {
     fn cached_facts_equal_fresh_ones_at_the_new_place() {
         let text =
             "---\nname: x\n---\n# T\n```lua\njump('## A')\n```\n```lua\ntools.add({'a', x = 'b'})\n```\n";
-        let document = promptforge_syntax::parse(text).document;
+        let document = crate::parse_for_tests(text).document;
         let cache = FactsCache::default();
         let first = cache.facts(&document.lua_blocks);
         let moved = text.replace("# T\n", "# T\n\nSome prose.\n\n");
-        let document = promptforge_syntax::parse(&moved).document;
+        let document = crate::parse_for_tests(&moved).document;
         let second = cache.facts(&document.lua_blocks);
         let fresh: Vec<LuaFacts> = document.lua_blocks.iter().map(read).collect();
         assert_eq!(second, fresh);
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn an_abandoned_pass_reads_no_new_block_and_the_cache_keeps_the_old_ones() {
-        let blocks = |text: &str| promptforge_syntax::parse(text).document.lua_blocks;
+        let blocks = |text: &str| crate::parse_for_tests(text).document.lua_blocks;
         let a = "---\nname: x\n---\n# T\n```lua\njump('## A')\n```\n";
         let cache = FactsCache::default();
         let first = cache.shared(&blocks(&format!("{a}```lua\ncall('## B')\n```\n")));
@@ -259,7 +259,7 @@ mod tests {
         let big = format!("jump('## A')\n{}", "x = 1\n".repeat(50_000));
         let text = format!("---\nname: x\n---\n# T\n```lua\n{big}```\n```lua\njump('## A')\n```\n");
         let facts =
-            FactsCache::default().shared(&promptforge_syntax::parse(&text).document.lua_blocks);
+            FactsCache::default().shared(&crate::parse_for_tests(&text).document.lua_blocks);
         assert_eq!(facts[0].unread, Some(read_budget::Unread::Block));
         assert!(facts[0].calls.is_empty());
         assert_eq!(facts[1].unread, None);
@@ -274,7 +274,7 @@ mod tests {
                 "```lua\nlocal v{i} = tools.call('t{i}', {{ x = 'y' }})\nif v{i} then jump('## S{i}') end\n```\n"
             ));
         }
-        let blocks = promptforge_syntax::parse(&text).document.lua_blocks;
+        let blocks = crate::parse_for_tests(&text).document.lua_blocks;
         let fresh: Vec<LuaFacts> = blocks.iter().map(read).collect();
         assert_eq!(FactsCache::default().facts(&blocks), fresh);
         // Abandoned half-way (asked from several threads): what was read is a

@@ -94,3 +94,17 @@ pub fn diagnostics(
     }
     out
 }
+
+/// A parse for this crate's unit tests, which read facts and symbols, not Lua's
+/// syntax errors: every block compiles (the syntax check with Lua itself is
+/// `promptforge-luacheck`'s, tested there and in the workspace's tests).
+#[cfg(test)]
+pub(crate) fn parse_for_tests(text: &str) -> promptforge_syntax::Analysis {
+    struct AllCompiles;
+    impl promptforge_syntax::lua::LuaCompiler for AllCompiles {
+        fn check(&self, _code: &str) -> Result<(), promptforge_syntax::lua::LuaSyntaxError> {
+            Ok(())
+        }
+    }
+    promptforge_syntax::parse_with(text, std::sync::Arc::new(AllCompiles))
+}

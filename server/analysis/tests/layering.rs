@@ -1,8 +1,8 @@
 //! The analysis layer sits below the engine (`syntax → analysis → engine → {lsp,
 //! cli}`): its dependency closure in the workspace's Cargo.lock holds no engine, no
-//! async runtime, no HTTP client, no MCP client and no HTML parser. mlua is the one
-//! heavy crate it may reach, and only through `promptforge-syntax` (the parse's Lua
-//! syntax check compiles each block with Lua itself).
+//! async runtime, no HTTP client, no MCP client, no HTML parser and no Lua: the
+//! parse's Lua syntax check reaches it through the `LuaCompiler` seam, implemented
+//! with Lua itself by `promptforge-luacheck`, above it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,6 +14,8 @@ const FORBIDDEN: &[&str] = &[
     "reqwest",
     "rmcp",
     "html5ever",
+    "mlua",
+    "promptforge-luacheck",
 ];
 
 /// One `[[package]]` of a Cargo.lock: its name, version and dependency entries
@@ -107,11 +109,60 @@ fn name_of(key: &str) -> &str {
     key.split(' ').next().unwrap_or_default()
 }
 
-/// The lock and the analysis crate's key in it.
+/// The names a manifest lists under `[dependencies]` and `[build-dependencies]`
+/// (not `[dev-dependencies]`: a crate's tests do not link into its dependents).
+fn linked_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut linked = BTreeSet::new();
+    let mut in_linked = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_linked = line == "[dependencies]" || line == "[build-dependencies]";
+        } else if in_linked && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+            linked.insert(name.trim().to_owned());
+        }
+    }
+    linked
+}
+
+/// Each workspace crate under `server/`, by name, with the dependencies it links.
+fn workspace_crates() -> BTreeMap<String, BTreeSet<String>> {
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut crates = BTreeMap::new();
+    for entry in std::fs::read_dir(server).expect("server/").flatten() {
+        let Ok(manifest) = std::fs::read_to_string(entry.path().join("Cargo.toml")) else {
+            continue;
+        };
+        let name = manifest
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("name = "))
+            .map(|n| n.trim_matches('"').to_owned());
+        if let Some(name) = name {
+            crates.insert(name, linked_dependencies(&manifest));
+        }
+    }
+    crates
+}
+
+/// The lock and the analysis crate's key in it. The lock lists a workspace
+/// crate's dev-dependencies with the others; they are dropped here, as a
+/// dependent never links them.
 fn lock_graph() -> (BTreeMap<String, Vec<String>>, String) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock");
     let lock = std::fs::read_to_string(path).expect("the workspace's Cargo.lock is readable");
-    let packages = packages(&lock);
+    let mut packages = packages(&lock);
+    let workspace = workspace_crates();
+    assert!(
+        workspace.contains_key("promptforge-syntax"),
+        "the manifests under server/ are read"
+    );
+    for package in &mut packages {
+        if let Some(linked) = workspace.get(&package.name) {
+            package
+                .dependencies
+                .retain(|d| linked.contains(d.split(' ').next().unwrap_or_default()));
+        }
+    }
     let analysis = packages
         .iter()
         .find(|p| p.name == "promptforge-analysis")

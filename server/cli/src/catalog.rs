@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use promptforge_engine::harness::{parameter_lines, Activation, OutputKind, Tool, Trust};
 use promptforge_engine::{prepare, Host, Prepared, Store};
-use promptforge_syntax::{is_prompt, parse};
+use promptforge_luacheck::parse;
+use promptforge_syntax::is_prompt;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 

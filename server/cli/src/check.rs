@@ -19,7 +19,8 @@ use promptforge_analysis::{FactsCache, Model};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
-use promptforge_syntax::{is_prompt, parse, Analysis, Code, Diagnostic, Severity};
+use promptforge_luacheck::parse;
+use promptforge_syntax::{is_prompt, Analysis, Code, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};

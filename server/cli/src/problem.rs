@@ -215,7 +215,7 @@ impl Problem {
     /// ([`promptforge_syntax::Analysis::not_a_prompt_diagnostics`]), the one the
     /// language server shows for a document that stays a prompt.
     pub fn not_a_prompt(path: &str, text: &str) -> Vec<Self> {
-        let analysis = promptforge_syntax::parse(text);
+        let analysis = promptforge_luacheck::parse(text);
         analysis
             .not_a_prompt_diagnostics(text)
             .iter()

@@ -288,7 +288,7 @@ mod tests {
     }
 
     async fn run_prepare(text: &str, host: &Host) -> Result<Prepared, RunError> {
-        let analysis = promptforge_syntax::parse(text);
+        let analysis = promptforge_luacheck::parse(text);
         prepare(
             text,
             &analysis,

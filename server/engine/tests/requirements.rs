@@ -12,7 +12,7 @@ use promptforge_syntax::{messages, Code, Frontmatter, Severity};
 
 fn frontmatter(yaml: &str) -> (String, Frontmatter, promptforge_syntax::Document) {
     let text = format!("---\nname: p\ndescription: d\npromptforge: 0\n{yaml}---\n\n# T\n");
-    let analysis = promptforge_syntax::parse(&text);
+    let analysis = promptforge_luacheck::parse(&text);
     let frontmatter = analysis.document.frontmatter.clone().unwrap_or_default();
     (text, frontmatter, analysis.document)
 }

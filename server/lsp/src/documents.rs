@@ -62,7 +62,7 @@ impl OpenDocument {
         if self.hot.is_some() {
             return false;
         }
-        let parsed = ParsedFile::new(self.text.as_str().to_owned());
+        let parsed = promptforge_luacheck::parsed(self.text.as_str().to_owned());
         let facts = Arc::new(FactsCache::default());
         let snapshot = self.snapshot_of(uri, &parsed, &facts, abandon);
         self.stays_prompt |= snapshot.is_prompt;
@@ -97,7 +97,7 @@ impl OpenDocument {
         match &self.hot {
             Some(hot) => Arc::clone(&hot.snapshot),
             None => {
-                let parsed = ParsedFile::new(self.text.as_str().to_owned());
+                let parsed = promptforge_luacheck::parsed(self.text.as_str().to_owned());
                 self.snapshot_of(uri, &parsed, &Arc::new(FactsCache::default()), abandon)
             }
         }
@@ -570,7 +570,7 @@ mod tests {
             .snapshot;
         assert_eq!(snapshot.text.as_str(), after);
         // The same analysis as a fresh parse of the new text.
-        let fresh = ParsedFile::new(after.to_owned());
+        let fresh = promptforge_luacheck::parsed(after.to_owned());
         assert_eq!(
             format!("{:?}", snapshot.analysis),
             format!("{:?}", fresh.analysis())

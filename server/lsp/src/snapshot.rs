@@ -144,7 +144,8 @@ mod tests {
 
     #[test]
     fn diagnostics_are_found_once_per_catalog_view() {
-        let parsed = ParsedFile::new("---\nname: p\npromptforge: 0\n---\n# T\n".to_owned());
+        let parsed =
+            promptforge_luacheck::parsed("---\nname: p\npromptforge: 0\n---\n# T\n".to_owned());
         let snapshot = Snapshot::new(
             Url::parse("file:///p.md").expect("a URI"),
             1,

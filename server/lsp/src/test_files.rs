@@ -92,7 +92,7 @@ pub fn load(documents: &Documents, uri: &Url, text: &str) -> Loaded {
             Arc::clone(&snapshot.analysis),
         )),
         None => prompt_of(documents, &test_path, &file).map(|(path, prompt_text)| {
-            let analysis = Arc::new(promptforge_syntax::parse(&prompt_text));
+            let analysis = Arc::new(promptforge_luacheck::parse(&prompt_text));
             (path, prompt_text, analysis)
         }),
     };

@@ -1,7 +1,7 @@
 //! Parse throughput from scratch, and incremental re-analysis after a keystroke.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use promptforge_syntax::{parse, ParsedFile};
+use promptforge_luacheck::parse;
 
 const FRONTMATTER: &str = "---\nname: big\ndescription: A large prompt for benchmarks\npromptforge: 0\nplugins:\n  - promptforge/web\ntools:\n  fetch: promptforge/web/fetch\nmodels:\n  writer: {}\n---\n\n# Big prompt\n\n```lua shared\nfunction label(t) return t.name end\n```\n\n";
 
@@ -43,7 +43,7 @@ fn incremental(c: &mut Criterion) {
     let text = prompt(400);
     let lines = text.lines().count();
     assert!(lines >= 4000, "the prompt has {lines} lines");
-    let mut file = ParsedFile::new(text.clone());
+    let mut file = promptforge_luacheck::parsed(text.clone());
     let target = text.find("local n = 200").expect("section 200") + "local n = ".len();
     let mut digit = b'2';
     c.bench_function("incremental/one_char_in_lua_4000_lines", |b| {

@@ -46,9 +46,24 @@ pub struct Analysis {
     pub line_index: LineIndex,
 }
 
-/// Parses and validates `text` from scratch.
-pub fn parse(text: &str) -> Analysis {
-    ParsedFile::new(text.to_owned()).into_analysis()
+/// Parses and validates `text` from scratch, its Lua blocks compiled by `lua`
+/// (the product's is `promptforge_luacheck::compiler()`, and
+/// `promptforge_luacheck::parse` is this with it).
+pub fn parse_with(text: &str, lua: std::sync::Arc<dyn lua::LuaCompiler>) -> Analysis {
+    ParsedFile::new(text.to_owned(), lua).into_analysis()
+}
+
+/// For this crate's own tests of the frontmatter and the structure: a parse whose
+/// Lua blocks all compile (their checks are `promptforge-luacheck`'s tests).
+#[cfg(test)]
+pub(crate) fn parse_ignoring_lua(text: &str) -> Analysis {
+    struct AllCompiles;
+    impl lua::LuaCompiler for AllCompiles {
+        fn check(&self, _code: &str) -> Result<(), lua::LuaSyntaxError> {
+            Ok(())
+        }
+    }
+    parse_with(text, std::sync::Arc::new(AllCompiles))
 }
 
 impl Analysis {

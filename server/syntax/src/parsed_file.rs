@@ -15,7 +15,7 @@ use crate::document::{Document, LuaBlock};
 use crate::frontmatter::{self, Frontmatter};
 use crate::items::{self, EditOffsets, Item, PreviousItems};
 use crate::line_index::LineIndex;
-use crate::lua::{self, LuaSyntaxError};
+use crate::lua::{LuaCompiler, LuaSyntaxError};
 use crate::node_kinds::{kinds, language};
 use crate::Analysis;
 
@@ -96,6 +96,8 @@ pub struct ParsedFile {
     lua_cache: LuaCache,
     /// The body's block items of the current analysis, reused after edits.
     items: Vec<Item>,
+    /// Compiles the Lua blocks for their syntax errors.
+    lua: Arc<dyn LuaCompiler>,
 }
 
 impl fmt::Debug for ParsedFile {
@@ -115,8 +117,9 @@ fn new_parser() -> Parser {
 }
 
 impl ParsedFile {
-    /// Parses and analyses `text` from scratch.
-    pub fn new(text: String) -> Self {
+    /// Parses and analyses `text` from scratch, its Lua blocks compiled by `lua`
+    /// (`promptforge_luacheck::compiler()` in the product).
+    pub fn new(text: String, lua: Arc<dyn LuaCompiler>) -> Self {
         let mut parser = new_parser();
         let tree = parser.parse(&text, None);
         let mut file = ParsedFile {
@@ -132,6 +135,7 @@ impl ParsedFile {
             frontmatter_cache: None,
             lua_cache: LuaCache::default(),
             items: Vec::new(),
+            lua,
         };
         file.analyze(None);
         file
@@ -268,7 +272,7 @@ impl ParsedFile {
                         Some(result) => result.clone(),
                         None => {
                             work.lua_blocks_compiled += 1;
-                            lua::check_syntax(&block.code)
+                            self.lua.check(&block.code)
                         }
                     };
                     used.insert(

@@ -71,7 +71,7 @@ mod tests {
     fn a_text_that_is_no_prompt_gets_one_verdict() {
         use crate::Code;
         let plain = "# Notes\n\nprose\n";
-        let verdict = crate::parse(plain).not_a_prompt_diagnostics(plain);
+        let verdict = crate::parse_ignoring_lua(plain).not_a_prompt_diagnostics(plain);
         assert_eq!(verdict.len(), 1);
         assert_eq!(verdict[0].code, Code::NoFrontmatter);
         assert_eq!(
@@ -82,7 +82,7 @@ mod tests {
         assert_eq!(verdict[0].offset, 0);
 
         let keyless = "---\nname: x\n---\n# T\n";
-        let verdict = crate::parse(keyless).not_a_prompt_diagnostics(keyless);
+        let verdict = crate::parse_ignoring_lua(keyless).not_a_prompt_diagnostics(keyless);
         assert_eq!(verdict.len(), 1);
         assert_eq!(verdict[0].code, Code::NotAPrompt);
         assert_eq!(verdict[0].message, crate::messages::NOT_A_PROMPT);
@@ -99,7 +99,7 @@ mod tests {
 ---
 \n# T\n";
         assert!(is_prompt(text));
-        let analysis = crate::parse(text);
+        let analysis = crate::parse_ignoring_lua(text);
         let messages: Vec<&str> = analysis
             .diagnostics
             .iter()

@@ -1,6 +1,7 @@
 //! The body's structure rules of `language.md` §1.4, message by message.
 
-use promptforge_syntax::{parse, Analysis, ParseKind};
+use promptforge_luacheck::parse;
+use promptforge_syntax::{Analysis, ParseKind};
 
 const FRONTMATTER: &str = "---\nname: t\ndescription: d\npromptforge: 0\n---\n";
 
@@ -106,7 +107,7 @@ fn a_lua_syntax_error_is_at_the_file_line_with_luas_message() {
         ["10:1: error[Lua]: unexpected symbol near '='"]
     );
     // The editor's range is the token Lua names: the second `=` of `x = = 2`.
-    let analysis = promptforge_syntax::parse(&text);
+    let analysis = promptforge_luacheck::parse(&text);
     let range = analysis.diagnostics[0].range.clone();
     let at = text.find("x = = 2").expect("the line") + 2;
     assert_eq!(range, at..at + 1);
@@ -119,7 +120,7 @@ local t = {
 ```
 ",
     );
-    let analysis = promptforge_syntax::parse(&text);
+    let analysis = promptforge_luacheck::parse(&text);
     assert!(
         analysis.diagnostics[0].message.contains("<eof>"),
         "{:?}",

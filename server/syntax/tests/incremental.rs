@@ -1,6 +1,6 @@
 //! Incremental analysis equals a parse from scratch, whatever the edits.
 
-use promptforge_syntax::{parse, ParsedFile};
+use promptforge_luacheck::parse;
 use proptest::prelude::*;
 
 const SEED: &str = "---\nname: page-fetcher\ndescription: Fetches a page\npromptforge: 0\nplugins:\n  - promptforge/web\ntools:\n  fetch: promptforge/web/fetch\nmodels:\n  writer: {}\n---\n\n# Page fetcher\n\n```lua shared\nfunction label(t) return t.name end\n```\n\n```lua\nmodels.default('writer')\n```\n\n## Fetch\n\nProse about fetching.\n\n```lua\nreturn tools.call('fetch', { url = args })\n```\n\n### Helper\n---\n```lua\nreturn 1\n```\n\n## Other\n\n~~~\n# not a heading\n~~~\n";
@@ -67,7 +67,7 @@ proptest! {
 
     #[test]
     fn incremental_analysis_equals_a_fresh_parse(edits in prop::collection::vec(random_edit(), 1..12)) {
-        let mut file = ParsedFile::new(SEED.to_owned());
+        let mut file = promptforge_luacheck::parsed(SEED.to_owned());
         for edit in edits {
             let text = file.text();
             let start = floor_boundary(text, (edit.at * text.len() as f64) as usize);
@@ -75,7 +75,7 @@ proptest! {
             file.edit(start..end, &edit.insert).expect("edit within bounds");
             let fresh = parse(file.text());
             prop_assert_eq!(file.analysis(), &fresh, "text: {:?}", file.text());
-            let fresh_tree = ParsedFile::new(file.text().to_owned());
+            let fresh_tree = promptforge_luacheck::parsed(file.text().to_owned());
             let incremental_sexp = file.tree().map(|t| t.root_node().to_sexp());
             let fresh_sexp = fresh_tree.tree().map(|t| t.root_node().to_sexp());
             prop_assert_eq!(incremental_sexp, fresh_sexp);
@@ -99,7 +99,7 @@ proptest! {
 
     #[test]
     fn incremental_reuse_in_a_long_prompt_equals_a_fresh_parse(edits in prop::collection::vec(random_edit(), 1..10)) {
-        let mut file = ParsedFile::new(long_seed());
+        let mut file = promptforge_luacheck::parsed(long_seed());
         for edit in edits {
             let text = file.text();
             let start = floor_boundary(text, (edit.at * text.len() as f64) as usize);
@@ -112,12 +112,12 @@ proptest! {
 
 #[test]
 fn edits_outside_the_text_are_refused_and_change_nothing() {
-    let mut file = ParsedFile::new("ab".to_owned());
+    let mut file = promptforge_luacheck::parsed("ab".to_owned());
     assert!(file.edit(1..5, "x").is_err());
     #[allow(clippy::reversed_empty_ranges)]
     let backwards = 2..1;
     assert!(file.edit(backwards, "x").is_err());
-    let mut multibyte = ParsedFile::new("é".to_owned());
+    let mut multibyte = promptforge_luacheck::parsed("é".to_owned());
     assert!(multibyte.edit(1..1, "x").is_err());
     assert_eq!(file.text(), "ab");
     assert_eq!(multibyte.text(), "é");
@@ -125,7 +125,7 @@ fn edits_outside_the_text_are_refused_and_change_nothing() {
 
 #[test]
 fn an_edit_recompiles_only_the_changed_block_and_keeps_the_frontmatter() {
-    let mut file = ParsedFile::new(SEED.to_owned());
+    let mut file = promptforge_luacheck::parsed(SEED.to_owned());
     let first = file.last_work();
     assert!(first.frontmatter_validated);
     assert_eq!(first.lua_blocks_compiled, 4);

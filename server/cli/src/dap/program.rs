@@ -50,7 +50,7 @@ impl Program {
 
     /// The prompt whose text is `text`.
     pub fn of_text(path: &Path, text: &str) -> Self {
-        let document = promptforge_syntax::parse(text).document;
+        let document = promptforge_luacheck::parse(text).document;
         let lines = document
             .lua_blocks
             .iter()

@@ -46,7 +46,7 @@ fn load_text(path: &Path, display: &str, text: String) -> Loaded {
         &file,
     ) {
         Ok((prompt_path, prompt_text)) => {
-            let analysis = promptforge_syntax::parse(&prompt_text);
+            let analysis = promptforge_luacheck::parse(&prompt_text);
             found.extend(promptforge_analysis::test_file::diagnostics(
                 &file,
                 Some(&analysis),

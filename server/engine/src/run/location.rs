@@ -86,7 +86,7 @@ mod tests {
     const TEXT: &str = "---\nname: p\ndescription: d\npromptforge: 0\n---\n\n# Title\n\n## A\n\n### A1\n\n### A2\n\n## B\n\n### B1\n";
 
     fn document() -> Sections {
-        Sections::new(&promptforge_syntax::parse(TEXT).document)
+        Sections::new(&promptforge_luacheck::parse(TEXT).document)
     }
 
     #[test]

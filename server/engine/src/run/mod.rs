@@ -187,7 +187,7 @@ pub async fn run_text(
     events: Arc<dyn RunEvents>,
 ) -> Outcome {
     let started = Instant::now();
-    let analysis = promptforge_syntax::parse(text);
+    let analysis = promptforge_luacheck::parse(text);
     match prepare(
         text,
         &analysis,

@@ -67,7 +67,7 @@ pub fn run_with(text: &str, host: Host, store: Arc<Store>, options: RunOptions) 
 
 /// Parses `text` and prepares it on `host`, with an in-memory store.
 pub async fn prepare_text(text: &str, host: &Host) -> Result<Prepared, RunError> {
-    let analysis = promptforge_syntax::parse(text);
+    let analysis = promptforge_luacheck::parse(text);
     prepare(
         text,
         &analysis,
@@ -80,7 +80,7 @@ pub async fn prepare_text(text: &str, host: &Host) -> Result<Prepared, RunError>
 
 /// `text` prepared on `host` on `rt`; fails when it has diagnostics or is refused.
 pub fn prepared_from(rt: &Runtime, text: &str, host: &Host) -> Arc<Prepared> {
-    let analysis = promptforge_syntax::parse(text);
+    let analysis = promptforge_luacheck::parse(text);
     assert!(
         analysis.diagnostics.is_empty(),
         "{:?}",

@@ -87,7 +87,7 @@ fn load(documents: &Documents, snapshot: &Snapshot) -> (TestFile, Option<Prompt>
         .ok()
         .and_then(|(path, text): (PathBuf, String)| {
             let uri = Url::from_file_path(&path).ok()?;
-            let analysis = promptforge_syntax::parse(&text);
+            let analysis = promptforge_luacheck::parse(&text);
             Some(Prompt {
                 uri,
                 text,

@@ -221,7 +221,7 @@ impl Runner {
             .map_err(|()| format!("{uri} is not open and names no file"))?;
         let text = promptforge_engine::user_file::read_to_string(&path)
             .map_err(|e| format!("{uri} is not open and cannot be read: {e}"))?;
-        let parsed = promptforge_syntax::ParsedFile::new(text);
+        let parsed = promptforge_luacheck::parsed(text);
         let encoding = self.encoding.get().copied().unwrap_or_default();
         let analysis = (Arc::default(), CancellationToken::new());
         let snapshot = Snapshot::new(uri.clone(), 0, &parsed, encoding, analysis, false);

@@ -28,7 +28,7 @@ fn test_file(calls: &[&str], counted: &[&str]) -> String {
 fn warnings(text: &str, prompt: Option<&str>) -> Vec<String> {
     let (file, problems) = test_file::parse(text);
     assert_eq!(problems, vec![], "the test file reads");
-    let analysis = prompt.map(promptforge_syntax::parse);
+    let analysis = prompt.map(promptforge_luacheck::parse);
     let found: Vec<Diagnostic> = diagnostics(&file, analysis.as_ref());
     let index = LineIndex::new(text);
     found
@@ -62,7 +62,7 @@ fn an_alias_neither_bound_nor_registered_is_warned_about_where_it_is_named() {
         ]
     );
     let (file, _) = test_file::parse(&text);
-    let analysis = promptforge_syntax::parse(PROMPT);
+    let analysis = promptforge_luacheck::parse(PROMPT);
     let found = diagnostics(&file, Some(&analysis));
     assert_eq!(
         found[0].code,

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 /// The diagnostics of `text` against a Host that has every Plugin the prompt
 /// names, each with the tools its slots name: the fixes are judged, not the Host.
 fn found(text: &str) -> Vec<Diagnostic> {
-    let analysis = promptforge_syntax::parse(text);
+    let analysis = promptforge_luacheck::parse(text);
     let model = Model::build(&analysis.document, &FactsCache::default());
     let mut tools: BTreeMap<String, Vec<ToolInfo>> = BTreeMap::new();
     if let Some(frontmatter) = &analysis.document.frontmatter {
@@ -119,7 +119,7 @@ fn prompts_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_fix_offered_in_the_corpus_removes_its_problem_and_adds_none() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = promptforge_tests::workspace_root();
     let mut files = Vec::new();
     prompts_under(&root.join("tests/conformance"), &mut files);
     prompts_under(&root.join("examples"), &mut files);

@@ -2,14 +2,14 @@
 //! check that nothing reacting to a diagnostic reads the text of a message.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use promptforge_analysis::requirements::{CatalogView, PluginState, PluginView, ToolInfo};
 use promptforge_analysis::{diagnostics, FactsCache, Model};
 use promptforge_syntax::{Code, Diagnostic};
 
 fn found(text: &str, view: &CatalogView) -> Vec<Diagnostic> {
-    let analysis = promptforge_syntax::parse(text);
+    let analysis = promptforge_luacheck::parse(text);
     let model = Model::build(&analysis.document, &FactsCache::default());
     diagnostics(text, &analysis, &model, view)
 }
@@ -103,7 +103,7 @@ fn an_optional_plugin_backing_a_slot_loses_its_optional() {
 }
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    promptforge_tests::workspace_root()
 }
 
 /// The fixed texts of the message functions: each string literal, cut at its
@@ -142,12 +142,12 @@ fn code_actions_and_the_tests_of_fixes_name_codes_not_message_text() {
     for file in [
         "server/analysis/src/fixes.rs",
         "server/lsp/src/features/code_actions.rs",
-        "server/analysis/tests/fixes.rs",
+        "tests/tests/analysis_fixes.rs",
     ] {
         let source = fs::read_to_string(workspace().join(file)).expect("readable");
         for fragment in &fragments {
             // This test names one fragment itself, to prove the scan finds it.
-            let own = file.ends_with("tests/fixes.rs")
+            let own = file.ends_with("analysis_fixes.rs")
                 && fragment == "is declared more than once under plugins";
             assert!(
                 own || !source.contains(fragment.as_str()),
