@@ -155,6 +155,7 @@ fn the_spec_example_reads_to_the_exact_model() {
             rounds: Some(Spanned::new(2, find(text, "2", 0))),
             requests: Vec::new(),
             tool_args: Vec::new(),
+            judge: None,
         },
     };
     let expected = TestFile {
@@ -236,7 +237,7 @@ fn unknown_keys_list_their_places_keys_in_the_specs_order() {
         problems(&text),
         [
             "3:5 \"arg\" unknown field `arg`, expected one of `name`, `args`, `seed`, `store`, `model`, `tools`, `input`, `live`, `repeat`, `min_pass`, `expect`",
-            "5:7 \"result_match\" unknown field `result_match`, expected one of `result`, `result_contains`, `result_matches`, `no_result`, `error`, `calls`, `store`, `log_contains`, `rounds`, `requests`, `tool_args`",
+            "5:7 \"result_match\" unknown field `result_match`, expected one of `result`, `result_contains`, `result_matches`, `no_result`, `error`, `calls`, `store`, `log_contains`, `rounds`, `requests`, `tool_args`, `judge`",
             "6:16 \"kinds\" unknown field `kinds`, expected one of `kind`, `message`, `message_contains`",
             "8:9 \"texts\" unknown field `texts`, expected `text` or `calls`",
             "8:9 \"texts: x\" a model round holds exactly one of `text` or `calls`",

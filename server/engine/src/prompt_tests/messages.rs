@@ -101,3 +101,20 @@ pub fn tool_arguments_differ(alias: &str, call: usize) -> String {
 pub fn pass_rate_too_low(rate: &str, needed: u64) -> String {
     format!("{rate}, {needed} needed")
 }
+
+/// `expect.judge`: the judge's verdict was a fail, with its reason.
+pub fn judge_failed(reason: &str) -> String {
+    format!("the judge failed the result: {reason}")
+}
+
+/// `expect.judge`: the judge answered something that is no verdict.
+pub const JUDGE_GAVE_NO_VERDICT: &str =
+    "the judge's answer is not a verdict (a JSON object with \"pass\": true or false)";
+
+/// `expect.judge`: the judge's model could not be asked.
+pub fn judge_unavailable(message: &str) -> String {
+    format!("the judge could not grade the result: {message}")
+}
+
+/// `expect.judge`: the run ended without a result, so there is nothing to grade.
+pub const NOTHING_TO_JUDGE: &str = "the run gave no result to judge";

@@ -14,6 +14,7 @@ pub mod answer_cache;
 pub mod expect;
 pub mod failure;
 pub mod hooked;
+pub mod judge;
 pub mod messages;
 pub mod record;
 pub mod repeats;
@@ -161,15 +162,23 @@ pub(crate) async fn run_once(
         debugger: None,
         trace: options.trace || requests::needs_trace(&case.expect),
     };
+    let host = Arc::new(host);
     let outcome = run_text(
         prompt,
-        Arc::new(host),
+        Arc::clone(&host),
         store.clone(),
         run_options,
         options.events,
     )
     .await;
-    let failures = verdict(
+    // The judge asks after the run (in a scripted case, the script's next round).
+    let judged = match &case.expect.judge {
+        Some(judge) if !options.cancel.is_cancelled() => {
+            judge::grade(&host, judge, outcome.result.as_deref(), &options.cancel).await
+        }
+        _ => None,
+    };
+    let mut failures = verdict(
         case,
         &outcome,
         &store,
@@ -177,6 +186,11 @@ pub(crate) async fn run_once(
         model.as_deref(),
         &options.cancel,
     );
+    // (A cancelled case, or a script that ran out, has said all there is to say.)
+    let said = options.cancel.is_cancelled() || model.as_deref().is_some_and(|m| m.ran_out());
+    if let (Some(failure), false) = (judged, said) {
+        failures.push(failure);
+    }
     CaseReport {
         name: name.to_owned(),
         range: case.range.clone(),

@@ -1,7 +1,7 @@
 //! A case's `expect:`: every key optional, each checked for its type; the error
 //! kind against the run error kinds and the pattern against the `regex` crate.
 
-use super::model::{Expect, ExpectError, ExpectRequest, Spanned};
+use super::model::{Expect, ExpectError, ExpectJudge, ExpectRequest, Spanned};
 use super::problem::{Place, Problem};
 use super::reader::Cx;
 use crate::api_names::RUN_ERROR_KINDS;
@@ -60,7 +60,26 @@ pub(super) fn read(cx: &mut Cx<'_>, key: &Node, node: &Node) -> Expect {
             })
             .collect();
     }
+    expect.judge = fields
+        .pair("judge")
+        .and_then(|(key, value)| judge(cx, key, value));
     expect
+}
+
+/// `expect.judge:` (its key `key`, its value `node`): `rubric:` is required.
+fn judge(cx: &mut Cx<'_>, key: &Node, node: &Node) -> Option<ExpectJudge> {
+    let pairs = cx.map(node)?;
+    let fields = cx.fields(pairs, Place::ExpectJudge);
+    let model = fields.value("model").and_then(|v| cx.string(v));
+    let Some(rubric) = fields.value("rubric") else {
+        cx.error(Problem::MissingField { key: "rubric" }, node.range.clone());
+        return None;
+    };
+    Some(ExpectJudge {
+        range: key.range.clone(),
+        rubric: cx.string(rubric)?,
+        model,
+    })
 }
 
 /// One item of `expect.requests:`.

@@ -136,6 +136,20 @@ pub struct Expect {
     /// `tool_args:`: per alias, the arguments of its calls in order (JSON text,
     /// matched partially), in file order.
     pub tool_args: Vec<(Spanned<String>, Vec<Spanned<String>>)>,
+    /// `judge:`: a model grades the result against a rubric.
+    pub judge: Option<ExpectJudge>,
+}
+
+/// `expect.judge:`: the result is graded by a model against a rubric.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectJudge {
+    /// Where `judge:` was written.
+    pub range: Range<usize>,
+    /// `rubric:`: what a passing result is.
+    pub rubric: Spanned<String>,
+    /// `model:`: the Host model that judges (None: the Host's default model),
+    /// resolved as a label's `model:` is.
+    pub model: Option<Spanned<String>>,
 }
 
 /// One item of `expect.requests:`: checks that one model round's request (the

@@ -25,6 +25,7 @@ pub const EXPECT_KEYS: &[&str] = &[
     "rounds",
     "requests",
     "tool_args",
+    "judge",
 ];
 /// The keys of an item of `expect.requests:`.
 pub const REQUEST_KEYS: &[&str] = &[
@@ -35,6 +36,8 @@ pub const REQUEST_KEYS: &[&str] = &[
     "tools",
     "tools_include",
 ];
+/// `expect.judge:`'s keys.
+pub const JUDGE_KEYS: &[&str] = &["rubric", "model"];
 /// `expect.error:`'s keys, in `testing.md`'s order.
 pub const ERROR_KEYS: &[&str] = &["kind", "message", "message_contains"];
 /// A model round's keys.
@@ -55,6 +58,8 @@ pub enum Place {
     ExpectError,
     /// An item of `expect.requests:`.
     ExpectRequest,
+    /// `expect.judge:`.
+    ExpectJudge,
     /// One round of `model:`.
     Round,
     /// One answer of a tool under `tools:`.
@@ -70,6 +75,7 @@ impl Place {
             Place::Expect => EXPECT_KEYS,
             Place::ExpectError => ERROR_KEYS,
             Place::ExpectRequest => REQUEST_KEYS,
+            Place::ExpectJudge => JUDGE_KEYS,
             Place::Round => ROUND_KEYS,
             Place::Answer => ANSWER_KEYS,
         }
