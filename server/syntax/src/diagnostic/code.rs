@@ -188,7 +188,7 @@ pub enum Code {
     UntrustedPlugin { id: String, reason: String },
     // ---- Prompt test files (testing.md) ----
     /// A problem of a test file itself (its YAML, keys, values and names).
-    TestFile(crate::test_file::Problem),
+    TestFile(crate::diagnostic::test_file_rules::Problem),
     /// An alias a test file names that the prompt neither binds nor registers.
     UnknownAlias { alias: String },
 }
@@ -483,7 +483,9 @@ mod tests {
                 id: s(),
                 reason: s(),
             },
-            Code::TestFile(crate::test_file::Problem::InvalidYaml { reason: s() }),
+            Code::TestFile(crate::diagnostic::test_file_rules::Problem::InvalidYaml {
+                reason: s(),
+            }),
             Code::UnknownAlias { alias: s() },
         ]
     }

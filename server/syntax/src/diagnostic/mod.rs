@@ -4,6 +4,7 @@
 //! built from the code, and the fixes that apply.
 
 pub mod code;
+pub mod test_file_rules;
 
 use std::fmt;
 use std::ops::Range;
