@@ -102,7 +102,8 @@ fn completion_offers_the_keys_of_each_level() {
             "log_contains",
             "rounds",
             "requests",
-            "tool_args"
+            "tool_args",
+            "judge"
         ]
     );
     assert_eq!(
