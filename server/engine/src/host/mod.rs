@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind, TraceConfig};
+pub use config::{
+    Config, ConfigError, Limits, ModelConfig, ProviderKind, TestConfig, TraceConfig,
+};
 pub use discovery::{Discovery, Found, Loaded};
 pub use extensions::{Extensions, ProviderFactory};
 pub use trust::{Part, TrustNeed, TrustPolicy};
@@ -176,6 +178,28 @@ impl Host {
         });
     }
 
+    /// Every label resolves to the Host model `name` from now on, whatever its
+    /// `model:` says (`promptforge test --models`): a `[model.NAME]` of the
+    /// configuration, or the built-in `echo`. The error, for a name that is
+    /// neither, names the configured models.
+    pub fn pin_model(&mut self, name: &str) -> Result<(), String> {
+        let model = match self.models.get(name) {
+            Some(model) => model.clone(),
+            None if name == ECHO_MODEL => self.echo.clone(),
+            None => {
+                let configured: Vec<String> = self.models.keys().cloned().collect();
+                let config = self.config.path.as_ref().map(|p| p.display().to_string());
+                return Err(messages::unknown_pinned_model(
+                    name,
+                    config.as_deref(),
+                    &configured,
+                ));
+            }
+        };
+        self.model_override = Some(model);
+        Ok(())
+    }
+
     /// Wraps the provider of every Host model (the built-in `echo` included), e.g. to
     /// record what a live run's models replied.
     pub fn wrap_models(&mut self, wrap: &dyn Fn(Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider>) {
@@ -257,7 +281,11 @@ impl Host {
     /// no model configured at all, `echo`. The error is the Binding message.
     pub fn resolve(&self, label: &str, model: Option<&str>) -> Result<HostModel, String> {
         if let Some(model) = &self.model_override {
-            return Ok(model.clone());
+            // A pinned model that cannot be used (its key is missing) says why.
+            return match &model.provider {
+                Ok(_) => Ok(model.clone()),
+                Err(message) => Err(message.clone()),
+            };
         }
         if self.is_offline_default() {
             return Ok(self.echo.clone());
@@ -454,6 +482,30 @@ mod tests {
         assert_eq!(
             host.resolve("w", Some("gpt")).unwrap_err(),
             "model label \"w\" uses the Host model \"gpt\", which the configuration does not define; configured models: [claude, local, quiet]"
+        );
+    }
+
+    #[test]
+    fn a_pinned_model_takes_every_label() {
+        let text = "default_model = \"local\"\n[model.local]\nprovider = \"openai\"\n[model.quiet]\nprovider = \"echo\"\n[model.claude]\nprovider = \"anthropic\"\napi_key_env = \"KEY_X\"\n";
+        let mut host = host(text, &[]);
+        host.pin_model("quiet").unwrap();
+        assert_eq!(host.resolve("w", None).unwrap().name, "quiet");
+        assert_eq!(host.resolve("w", Some("local")).unwrap().name, "quiet");
+        host.pin_model("echo").unwrap();
+        assert_eq!(host.resolve("w", Some("local")).unwrap().name, "echo");
+        host.pin_model("claude").unwrap();
+        assert_eq!(
+            host.resolve("w", None).unwrap_err(),
+            "the Host model \"claude\" needs the environment variable KEY_X (its api_key_env), which is not set"
+        );
+        assert_eq!(
+            host.pin_model("gpt").unwrap_err(),
+            "--models: \"gpt\" is not a Host model (promptforge.toml defines [claude, local, quiet]; echo is built in)"
+        );
+        assert_eq!(
+            Host::offline().pin_model("gpt").unwrap_err(),
+            "--models: \"gpt\" is not a Host model (no configuration was found; echo is built in)"
         );
     }
 
