@@ -50,7 +50,11 @@ fn suite(name: &str, extra: &str) -> Suite {
     };
     dir.write(
         "promptforge.toml",
-        format!("{}{}{extra}", model("right", &right), model("wrong", &wrong)),
+        format!(
+            "{}{}{extra}",
+            model("right", &right),
+            model("wrong", &wrong)
+        ),
     );
     dir.write("capital.md", PROMPT);
     dir.write("capital.test.yaml", CASES);
@@ -65,7 +69,10 @@ impl Suite {
 
 fn test_in(dir: &Scratch, trusted: bool, args: &[&str]) -> (Option<i32>, String, String) {
     let mut command = std::process::Command::new(binary());
-    isolate(&mut command).current_dir(dir.path()).arg("test").args(args);
+    isolate(&mut command)
+        .current_dir(dir.path())
+        .arg("test")
+        .args(args);
     if trusted {
         command.env("PROMPTFORGE_TRUST", "1");
     }
@@ -84,12 +91,24 @@ fn test(dir: &Scratch, args: &[&str]) -> (Option<i32>, String, String) {
 #[test]
 fn the_matrix_over_two_models_prints_the_table() {
     let suite = suite("matrix-text", "");
-    let (code, stdout, stderr) = test(&suite.dir, &["--models", "right,wrong", "capital.test.yaml"]);
+    let (code, stdout, stderr) = test(
+        &suite.dir,
+        &["--models", "right,wrong", "capital.test.yaml"],
+    );
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines[0].starts_with("ok      capital.test.yaml: knows the capital [right] ("), "{stdout}");
-    assert!(lines[1].starts_with("FAILED  capital.test.yaml: knows the capital [wrong] ("), "{stdout}");
-    assert!(lines[2].starts_with("ok      capital.test.yaml: scripted ("), "{stdout}");
+    assert!(
+        lines[0].starts_with("ok      capital.test.yaml: knows the capital [right] ("),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("FAILED  capital.test.yaml: knows the capital [wrong] ("),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("ok      capital.test.yaml: scripted ("),
+        "{stdout}"
+    );
     assert_eq!(lines.len(), 13, "{stdout}");
     assert_eq!(
         lines[3..].join("\n"),
@@ -110,7 +129,14 @@ fn the_matrix_over_two_models_prints_the_table() {
 #[test]
 fn a_repeated_case_shows_its_rate_per_model_and_quiet_keeps_the_table() {
     let suite = suite("matrix-repeat", "");
-    let args = ["-q", "--models", "wrong,right", "--repeat", "3", "capital.test.yaml"];
+    let args = [
+        "-q",
+        "--models",
+        "wrong,right",
+        "--repeat",
+        "3",
+        "capital.test.yaml",
+    ];
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     assert!(
@@ -127,7 +153,13 @@ fn a_repeated_case_shows_its_rate_per_model_and_quiet_keeps_the_table() {
 #[test]
 fn the_json_format_has_one_entry_per_case_and_model() {
     let suite = suite("matrix-json", "");
-    let args = ["--format", "json", "--models", "right,wrong", "capital.test.yaml"];
+    let args = [
+        "--format",
+        "json",
+        "--models",
+        "right,wrong",
+        "capital.test.yaml",
+    ];
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
@@ -147,18 +179,42 @@ fn the_json_format_has_one_entry_per_case_and_model() {
     assert_eq!(
         seen,
         [
-            ("knows the capital".into(), Some("right".into()), "ok".into(), rate(1)),
-            ("knows the capital".into(), Some("wrong".into()), "failed".into(), rate(0)),
-            ("scripted".into(), None, "ok".into(), serde_json::Value::Null),
+            (
+                "knows the capital".into(),
+                Some("right".into()),
+                "ok".into(),
+                rate(1)
+            ),
+            (
+                "knows the capital".into(),
+                Some("wrong".into()),
+                "failed".into(),
+                rate(0)
+            ),
+            (
+                "scripted".into(),
+                None,
+                "ok".into(),
+                serde_json::Value::Null
+            ),
         ]
     );
-    assert_eq!((json["passed"].as_u64(), json["failed"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (json["passed"].as_u64(), json["failed"].as_u64()),
+        (Some(2), Some(1))
+    );
 }
 
 #[test]
 fn the_junit_format_has_one_suite_per_model() {
     let suite = suite("matrix-junit", "");
-    let args = ["--format", "junit", "--models", "right,wrong", "capital.test.yaml"];
+    let args = [
+        "--format",
+        "junit",
+        "--models",
+        "right,wrong",
+        "capital.test.yaml",
+    ];
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     let suites: Vec<&str> = stdout
@@ -167,11 +223,30 @@ fn the_junit_format_has_one_suite_per_model() {
         .map(str::trim)
         .collect();
     assert_eq!(suites.len(), 3, "{stdout}");
-    assert!(suites[0].starts_with("<testsuite name=\"capital.test.yaml\" tests=\"1\" failures=\"0\" skipped=\"0\""), "{stdout}");
-    assert!(suites[1].starts_with("<testsuite name=\"right\" tests=\"1\" failures=\"0\" skipped=\"0\""), "{stdout}");
-    assert!(suites[2].starts_with("<testsuite name=\"wrong\" tests=\"1\" failures=\"1\" skipped=\"0\""), "{stdout}");
-    assert!(stdout.contains("<testcase name=\"knows the capital [wrong]\" classname=\"capital.test.yaml\""), "{stdout}");
-    assert!(stdout.contains("<failure message=\"the result differs\""), "{stdout}");
+    assert!(
+        suites[0].starts_with(
+            "<testsuite name=\"capital.test.yaml\" tests=\"1\" failures=\"0\" skipped=\"0\""
+        ),
+        "{stdout}"
+    );
+    assert!(
+        suites[1].starts_with("<testsuite name=\"right\" tests=\"1\" failures=\"0\" skipped=\"0\""),
+        "{stdout}"
+    );
+    assert!(
+        suites[2].starts_with("<testsuite name=\"wrong\" tests=\"1\" failures=\"1\" skipped=\"0\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "<testcase name=\"knows the capital [wrong]\" classname=\"capital.test.yaml\""
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("<failure message=\"the result differs\""),
+        "{stdout}"
+    );
     assert!(stdout.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"3\" failures=\"1\" skipped=\"0\""), "{stdout}");
 }
 
@@ -189,7 +264,10 @@ fn an_unknown_model_is_a_usage_error_before_anything_runs() {
         )
     );
     assert_eq!(suite.requests(), (0, 0));
-    let (code, _, stderr) = test(&suite.dir, &["--models", "right,right", "capital.test.yaml"]);
+    let (code, _, stderr) = test(
+        &suite.dir,
+        &["--models", "right,right", "capital.test.yaml"],
+    );
     assert_eq!(code, Some(2));
     assert_eq!(stderr, "promptforge: --models: \"right\" is named twice\n");
 }
@@ -200,18 +278,35 @@ fn the_configurations_cache_reuses_answers_and_no_cache_asks_again() {
     let args = ["--models", "right,wrong", "capital.test.yaml"];
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(stderr.ends_with("promptforge: cache: 0 answers reused, 2 requests to a model\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("promptforge: cache: 0 answers reused, 2 requests to a model\n"),
+        "{stderr}"
+    );
     assert_eq!(suite.requests(), (1, 1));
-    let kept = std::fs::read_dir(suite.dir.path().join("answers")).expect("the cache").count();
-    assert_eq!(kept, 2, "one answer per model: the request names its server");
+    let kept = std::fs::read_dir(suite.dir.path().join("answers"))
+        .expect("the cache")
+        .count();
+    assert_eq!(
+        kept, 2,
+        "one answer per model: the request names its server"
+    );
 
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(stdout.contains("capital.test.yaml: knows the capital | 1/1   | 0/1\n"), "{stdout}");
-    assert!(stderr.ends_with("promptforge: cache: 2 answers reused, 0 requests to a model\n"), "{stderr}");
+    assert!(
+        stdout.contains("capital.test.yaml: knows the capital | 1/1   | 0/1\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.ends_with("promptforge: cache: 2 answers reused, 0 requests to a model\n"),
+        "{stderr}"
+    );
     assert_eq!(suite.requests(), (1, 1), "no request reaches a server");
 
-    let (code, _, stderr) = test(&suite.dir, &["--no-cache", "--models", "right,wrong", "capital.test.yaml"]);
+    let (code, _, stderr) = test(
+        &suite.dir,
+        &["--no-cache", "--models", "right,wrong", "capital.test.yaml"],
+    );
     assert_eq!(code, Some(1), "{stderr}");
     assert!(!stderr.contains("cache:"), "{stderr}");
     assert_eq!(suite.requests(), (2, 2), "--no-cache asks again");
@@ -232,6 +327,9 @@ fn a_project_cache_outside_its_folder_needs_trust() {
     let inside = self::suite("matrix-cache-inside", "\n[test]\ncache = \".answers\"\n");
     let (code, stdout, stderr) = test_in(&inside.dir, false, &["--live", "capital.test.yaml"]);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
-    assert!(stderr.ends_with("promptforge: cache: 0 answers reused, 1 requests to a model\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("promptforge: cache: 0 answers reused, 1 requests to a model\n"),
+        "{stderr}"
+    );
     assert!(inside.dir.path().join(".answers").is_dir());
 }

@@ -154,9 +154,10 @@ impl<'a> Hosts<'a> {
     pub fn cache_counts(&self) -> Option<(u64, u64)> {
         let asked_for = matches!(self.cache, CacheChoice::Dir(_)) || !self.caches.is_empty();
         asked_for.then(|| {
-            self.caches.values().map(|c| c.counts()).fold((0, 0), |(r, a), (r2, a2)| {
-                (r + r2, a + a2)
-            })
+            self.caches
+                .values()
+                .map(|c| c.counts())
+                .fold((0, 0), |(r, a), (r2, a2)| (r + r2, a + a2))
         })
     }
 }

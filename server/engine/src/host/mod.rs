@@ -13,9 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{
-    Config, ConfigError, Limits, ModelConfig, ProviderKind, TestConfig, TraceConfig,
-};
+pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind, TestConfig, TraceConfig};
 pub use discovery::{Discovery, Found, Loaded};
 pub use extensions::{Extensions, ProviderFactory};
 pub use trust::{Part, TrustNeed, TrustPolicy};

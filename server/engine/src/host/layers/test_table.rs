@@ -22,7 +22,12 @@ pub(in crate::host) struct TestFile {
 /// The `[test]` keys of every layer, the topmost that sets each one winning;
 /// `cache` resolved against the folder of the file that sets it.
 pub(super) fn merged(layers: &[&Layer]) -> TestConfig {
-    let tables = || layers.iter().rev().filter_map(|l| Some((*l, l.file.test.as_ref()?)));
+    let tables = || {
+        layers
+            .iter()
+            .rev()
+            .filter_map(|l| Some((*l, l.file.test.as_ref()?)))
+    };
     TestConfig {
         cache: tables().find_map(|(layer, t)| Some(layer.dir().join(t.cache.as_ref()?.get_ref()))),
         cache_max_age: tables().find_map(|(_, t)| t.cache_max_age),

@@ -285,5 +285,8 @@ fn a_project_test_cache_inside_its_folder_needs_no_trust_and_outside_it_does() {
     );
     let merged = merge(Some(&user), &trusted).unwrap();
     assert!(merged.untrusted.is_empty());
-    assert_eq!(merged.config.test.cache, Some(PathBuf::from("/tmp/answers")));
+    assert_eq!(
+        merged.config.test.cache,
+        Some(PathBuf::from("/tmp/answers"))
+    );
 }
