@@ -16,17 +16,9 @@ const CASES: &str = "cases:\n  - name: knows the capital\n    live: true\n    ex
 
 /// A server that answers every chat completion with `text`.
 fn always(text: &str) -> Server {
-    let chunk = |delta: &str, finish: &str| {
-        format!(
-            "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
-        )
-    };
-    let body = chunk(&format!("{{\"content\":\"{text}\"}}"), "null")
-        + &chunk("{}", "\"stop\"")
-        + "data: [DONE]\n\n";
     Server::serve_blocking(Answers::by_path([(
         "/v1/chat/completions",
-        Reply::sse(&body),
+        Reply::chat_text(text),
     )]))
 }
 
