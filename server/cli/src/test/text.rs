@@ -139,8 +139,8 @@ impl Observer for TextObserver {
     }
 }
 
-/// Writes what follows the verdict lines: with `models` (`--models`), a blank
-/// line and the table of pass rates; when something failed, a blank line and the
+/// Writes what follows the verdict lines: with `models` (`--models`) and some
+/// live case run on them, a blank line and the table of pass rates; when something failed, a blank line and the
 /// detail blocks (separated by blank lines); then the closing line. With `quiet`
 /// no verdict line was printed, so no blank line comes first.
 pub fn write_end(
@@ -150,8 +150,9 @@ pub fn write_end(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let mut blocks = detail_blocks(files);
-    if !models.is_empty() {
-        blocks.insert(0, Matrix::of(files, models).text());
+    let matrix = Matrix::of(files, models);
+    if !matrix.rows.is_empty() {
+        blocks.insert(0, matrix.text());
     }
     for (at, block) in blocks.iter().enumerate() {
         if at > 0 || !quiet {
@@ -184,6 +185,31 @@ mod tests {
             runs: None,
             trace: None,
         }
+    }
+
+    #[test]
+    fn the_table_of_models_comes_first_and_only_with_live_runs() {
+        let end = |case: CaseResult| {
+            let files = [FileResult {
+                file: "a.test.yaml".into(),
+                problems: Vec::new(),
+                broken: false,
+                cases: vec![case],
+            }];
+            let mut out = Vec::new();
+            write_end(&files, &["m".to_owned()], true, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let mut live = case(Status::Ok);
+        live.model = Some("m".into());
+        assert_eq!(
+            end(live),
+            format!(
+                "{:<25} | m\na.test.yaml: counts words | 1/1\n\n1 passed, 0 failed\n",
+                "case"
+            )
+        );
+        assert_eq!(end(case(Status::Ok)), "1 passed, 0 failed\n");
     }
 
     #[test]
