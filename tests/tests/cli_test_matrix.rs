@@ -325,3 +325,30 @@ fn a_project_cache_outside_its_folder_needs_trust() {
     );
     assert!(inside.dir.path().join(".answers").is_dir());
 }
+
+/// `expect.judge` in a matrix: the judge is the judge's own model, asked once
+/// per model under test, never the model under test.
+#[test]
+fn the_judge_of_a_matrix_stays_the_judge() {
+    let grader = always("{\\\"pass\\\": true, \\\"reason\\\": \\\"fine\\\"}");
+    let suite = suite(
+        "matrix-judge",
+        &format!(
+            "[model.grader]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"g\"\nretries = 0\n",
+            grader.url()
+        ),
+    );
+    suite.dir.write(
+        "capital.test.yaml",
+        "cases:\n  - name: judged\n    live: true\n    expect:\n      judge:\n        rubric: names a city\n        model: grader\n",
+    );
+    let args = ["-q", "--models", "right,wrong", "capital.test.yaml"];
+    let (code, stdout, stderr) = test(&suite.dir, &args);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("capital.test.yaml: judged | 1/1   | 1/1\n"),
+        "{stdout}"
+    );
+    assert_eq!(suite.requests(), (1, 1), "each model runs the prompt once");
+    assert_eq!(grader.requests().len(), 2, "the grader judges both");
+}
