@@ -9,23 +9,10 @@ use promptforge_tests::{binary, isolate, Scratch};
 
 const PROMPT: &str = "---\nname: capital\ndescription: d\npromptforge: 0\nmodels:\n  w: { model: m }\n---\n\n# Capital\n\n```lua\nreturn models.infer('What is the capital of France?')\n```\n";
 
-/// A streamed chat completion whose text is `text`.
-fn replying(text: &str) -> Reply {
-    let chunk = |delta: &str, finish: &str| {
-        format!(
-            "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
-        )
-    };
-    let body = chunk(&format!("{{\"content\":\"{text}\"}}"), "null")
-        + &chunk("{}", "\"stop\"")
-        + "data: [DONE]\n\n";
-    Reply::sse(&body)
-}
-
 /// Ten answers, the 5th and 10th wrong.
 fn four_in_five() -> Server {
     let answers = (1..=10)
-        .map(|n| replying(if n % 5 == 0 { "Lyon" } else { "Paris" }))
+        .map(|n| Reply::chat_text(if n % 5 == 0 { "Lyon" } else { "Paris" }))
         .collect();
     Server::serve_blocking(Answers::InOrder(answers))
 }

@@ -154,11 +154,19 @@ pub struct TestArgs {
     /// Run every live case N times (over its `repeat:`); `min_pass:` decides it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: Option<u64>,
-    /// Keep live models' answers in DIR, keyed by the exact request, and reuse them.
+    /// Run each live case once per Host model named (its labels all resolved to
+    /// it) and print a table of pass rates per case and model; implies --live.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', num_args = 1)]
+    pub models: Option<Vec<String>>,
+    /// Keep live models' answers in DIR, keyed by the exact request, and reuse
+    /// them (over the configuration's `[test] cache`).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
-    /// With --cache: ask again for answers kept longer than SECONDS.
-    #[arg(long, value_name = "SECONDS", requires = "cache")]
+    /// Keep and reuse no answers, whatever the configuration's `[test] cache` says.
+    #[arg(long, conflicts_with_all = ["cache", "cache_max_age"])]
+    pub no_cache: bool,
+    /// Ask again for kept answers older than SECONDS (over `[test] cache_max_age`).
+    #[arg(long, value_name = "SECONDS")]
     pub cache_max_age: Option<u64>,
     /// Write the trace of each failing case's run into DIR, as OTLP/JSON.
     #[arg(long, value_name = "DIR")]

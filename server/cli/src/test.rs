@@ -10,34 +10,31 @@
 //! its cases run.
 
 mod failing_traces;
+mod hosts;
 mod json;
 mod junit;
 pub mod load;
+mod matrix;
 mod results;
 mod runner;
 mod text;
 mod watch;
 
-use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use promptforge_engine::host::Found;
 use promptforge_engine::prompt_tests::default_seed;
 use promptforge_engine::prompt_tests::selection::{Choice, Selection, Shard};
-use promptforge_engine::Host;
 use promptforge_syntax::Code;
 
 use crate::cli::{GlobalArgs, TestArgs, TestFormat};
 use crate::exit::Exit;
 use crate::files::{self, FileKind, PathError, Target};
-use crate::host_setup::{self, ConfigFailure};
 use crate::problem::Problem;
+use hosts::Hosts;
 use load::Loaded;
-use promptforge_engine::prompt_tests::answer_cache::AnswerCache;
 use promptforge_engine::prompt_tests::CaseOptions;
 use results::{CaseResult, FileResult, Totals};
 use runner::{Observer, PlannedCase, PlannedFile, Runnable};
@@ -98,17 +95,21 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
     for error in &errors {
         eprintln!("promptforge: {}: {}", error.path, error.reason);
     }
-    let cache = args.cache.clone().map(|dir| {
-        let max_age = args.cache_max_age.map(Duration::from_secs);
-        AnswerCache::new(dir, max_age)
-    });
-    let mut hosts = Hosts::new(global, cache.clone());
+    let mut hosts = Hosts::new(global, args);
     let case_options = CaseOptions {
         repeat: args.repeat,
         trace: args.trace.is_some(),
         ..CaseOptions::default()
     };
     let plan = plan(&loaded, &selection, &mut hosts);
+    if !hosts.unknown_models.is_empty() {
+        // Nothing runs: a matrix with a column missing is not the one asked for.
+        for message in &hosts.unknown_models {
+            eprintln!("promptforge: {message}");
+        }
+        return Exit::Usage;
+    }
+    let models = args.models.clone().unwrap_or_default();
     let to_run = plan
         .iter()
         .flat_map(|f| &f.cases)
@@ -123,7 +124,7 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
             finish(bar.as_ref());
             let written = match observer.error.take() {
                 Some(error) => Err(error),
-                None => text::write_end(&results, global.quiet, &mut io::stdout().lock()),
+                None => text::write_end(&results, &models, global.quiet, &mut io::stdout().lock()),
             };
             (results, written)
         }
@@ -134,7 +135,7 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
             let written = if args.format == TestFormat::Json {
                 json::write(&results, &mut out)
             } else {
-                junit::write(&results, &mut out)
+                junit::write(&results, &models, &mut out)
             };
             (results, written.and_then(|()| out.flush()))
         }
@@ -151,8 +152,7 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
         Some(dir) => failing_traces::write(dir, &results),
         None => false,
     };
-    if let Some(cache) = &cache {
-        let (reused, asked) = cache.counts();
+    if let Some((reused, asked)) = hosts.cache_counts() {
         eprintln!("promptforge: cache: {reused} answers reused, {asked} requests to a model");
     }
     if !errors.is_empty() || hosts.refused || trace_failed {
@@ -164,13 +164,17 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
     }
 }
 
-/// `--filter`, `--shard` and `--live`; the error is the usage message.
+/// `--filter`, `--shard` and `--live` (which `--models` implies); the error is
+/// the usage message.
 fn selection(args: &TestArgs) -> Result<Selection, String> {
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    if let Some(models) = &args.models {
+        matrix::check_names(models)?;
+    }
     Ok(Selection {
         filter: args.filter.clone(),
         shard,
-        live: args.live,
+        live: args.live || args.models.is_some(),
     })
 }
 
@@ -219,8 +223,9 @@ fn plan(
         let runnable = match &file.prompt {
             Some((prompt_path, prompt_text)) if !file.has_errors() => {
                 match hosts.host_for(prompt_path) {
-                    Ok(host) => Some(Runnable {
-                        host,
+                    Ok(set) => Some(Runnable {
+                        host: set.host,
+                        pinned: set.pinned,
                         prompt: Arc::from(prompt_text.as_str()),
                     }),
                     Err(error) => {
@@ -234,18 +239,20 @@ fn plan(
             }
             _ => None,
         };
-        let cases: Vec<PlannedCase> = match runnable {
-            Some(_) => chosen
+        let cases: Vec<PlannedCase> = match &runnable {
+            Some(runnable) => chosen
                 .into_iter()
-                .map(|(case, choice)| {
+                .flat_map(|(case, choice)| {
                     let name = case_name(case);
-                    PlannedCase {
+                    let planned = PlannedCase {
                         case: Arc::new(case.clone()),
                         runs: choice == Choice::Run,
                         name: name.to_owned(),
                         position: file.index.position(&file.text, case.range.start),
                         seed: case.seed.unwrap_or_else(|| default_seed(name)),
-                    }
+                        model: None,
+                    };
+                    matrix::per_model(planned, &runnable.pinned)
                 })
                 .collect(),
             None => Vec::new(),
@@ -267,53 +274,6 @@ fn plan(
 /// A case's name (empty for a case without one, which is a problem of its file).
 fn case_name(case: &promptforge_syntax::test_file::Case) -> &str {
     case.name.as_ref().map_or("", |n| n.value.as_str())
-}
-
-/// The Hosts of the prompts' folders, one per configuration file.
-struct Hosts<'a> {
-    global: &'a GlobalArgs,
-    /// `--cache`: every Host model's answers go through it.
-    cache: Option<Arc<AnswerCache>>,
-    hosts: HashMap<Found, Result<Arc<Host>, String>>,
-    /// True once a configuration was refused for want of trust (exit 2).
-    refused: bool,
-}
-
-impl<'a> Hosts<'a> {
-    fn new(global: &'a GlobalArgs, cache: Option<Arc<AnswerCache>>) -> Self {
-        Hosts {
-            global,
-            cache,
-            hosts: HashMap::new(),
-            refused: false,
-        }
-    }
-
-    /// The Host a prompt at `prompt` runs on, as `run` finds it (`--config` first);
-    /// the error is the configuration's.
-    fn host_for(&mut self, prompt: &Path) -> Result<Arc<Host>, String> {
-        let key = host_setup::find_config(self.global, Some(host_setup::prompt_dir(prompt)));
-        if let Some(found) = self.hosts.get(&key) {
-            return found.clone();
-        }
-        let host = match host_setup::load_path(self.global, &key) {
-            Ok(config) => host_setup::host_of(config).map(|mut host| {
-                if let Some(cache) = &self.cache {
-                    host.wrap_models(&|provider| cache.wrap(provider));
-                }
-                Arc::new(host)
-            }),
-            Err(ConfigFailure::Untrusted(refusal)) => {
-                // Said once per configuration, as `run` says it; its files fail.
-                eprintln!("promptforge: {refusal}");
-                self.refused = true;
-                Err(refusal)
-            }
-            Err(ConfigFailure::Unusable(line)) => Err(line),
-        };
-        self.hosts.insert(key, host.clone());
-        host
-    }
 }
 
 /// An observer for the formats written at the end.

@@ -130,6 +130,10 @@ fn describe(need: &TrustNeed, config: &Config) -> String {
             "let fetch reach loopback and private addresses".to_owned()
         }
         (_, Act::StartProgram) => "start a program".to_owned(),
+        (_, Act::WriteOutside) => format!(
+            "write live models' answers into {:?}, outside its folder",
+            config.test.cache.clone().unwrap_or_default()
+        ),
         (_, Act::SendTraces) => format!(
             "send every run's trace (prompts, replies, tool output) to {:?}",
             config.trace.otlp_endpoint.clone().unwrap_or_default()

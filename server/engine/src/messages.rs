@@ -208,6 +208,16 @@ pub fn unknown_host_model(label: &str, model: &str, configured: &[String]) -> St
     )
 }
 
+/// A name of `promptforge test --models` that is no Host model of the
+/// configuration at `config` (None: no configuration was found).
+pub fn unknown_pinned_model(model: &str, config: Option<&str>, configured: &[String]) -> String {
+    let defined = match config {
+        Some(path) => format!("{path} defines {}", list(configured)),
+        None => "no configuration was found".to_owned(),
+    };
+    format!("--models: \"{model}\" is not a Host model ({defined}; echo is built in)")
+}
+
 /// A label without `model:` on a Host with models but no `default_model`.
 pub fn no_default_model(label: &str) -> String {
     format!("model label \"{label}\" names no model and the configuration sets no default_model")

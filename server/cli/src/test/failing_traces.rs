@@ -2,7 +2,7 @@
 //! OTLP/JSON (what `run --trace` writes), one file per case named after its test
 //! file and case (`notes.test.yaml` + `a page` ->
 //! `notes.test.yaml--a_page--1a2b3c4d.json`, the hash telling apart names that
-//! read the same once cleaned).
+//! read the same once cleaned; with `--models`, the case's name has its model).
 
 use std::path::Path;
 
@@ -57,7 +57,7 @@ pub fn write(dir: &Path, results: &[FileResult]) -> bool {
     for (file, case, trace) in &failed {
         let request = promptforge_otlp::export_request(trace, &file.file);
         let text = promptforge_otlp::to_json(&request) + "\n";
-        let path = dir.join(file_name(&file.file, &case.name));
+        let path = dir.join(file_name(&file.file, &case.label()));
         if let Err(error) = atomic_file::replace_at(&path, text.as_bytes()) {
             let reason = crate::files::describe_io_error(&error);
             eprintln!(

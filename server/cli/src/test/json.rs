@@ -7,6 +7,11 @@
 //! `what`, `message`, `expected` and `actual` (when it compares texts; null for an
 //! absent side such as no result), `line` and `column` (1-based, columns in
 //! characters) and `text` (its rendering, as the text format prints it).
+//!
+//! With `--models`, a live case has one entry per model, in the order of the
+//! flag, each with `model` (the Host model's name) and `runs` (its pass rate on
+//! that model: `{1, 1, 1}` or `{0, 1, 1}` for a case run once): the table of the
+//! text format, one cell per entry.
 
 use std::io::{self, Write};
 
@@ -31,6 +36,8 @@ struct JsonFailure<'a> {
 #[derive(Serialize)]
 struct JsonCase<'a> {
     name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
     status: &'static str,
     duration_ms: u64,
     seed: u64,
@@ -71,10 +78,14 @@ fn file_object(file: &FileResult) -> JsonFile<'_> {
             .iter()
             .map(|case| JsonCase {
                 name: &case.name,
+                model: case.model.as_deref(),
                 status: case.status.as_str(),
                 duration_ms: millis(case.duration),
                 seed: case.seed,
-                runs: case.runs,
+                runs: match case.model {
+                    Some(_) => case.pass_rate(),
+                    None => case.runs,
+                },
                 failures: case
                     .failures
                     .iter()

@@ -4,6 +4,10 @@
 //! one `<failure>` (its first failure's message, every failure's text), a skipped
 //! one `<skipped/>`; a test file with errors is one failed testcase named
 //! `(test file)` holding its problems. Times are seconds.
+//!
+//! With `--models`, the live cases' runs are in one `<testsuite>` per model,
+//! named after it, after the test files' suites (which keep the scripted cases
+//! and the broken files); a testcase's `classname` is still its test file.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -48,8 +52,8 @@ fn seconds(duration: Duration) -> String {
     format!("{:.3}", duration.as_secs_f64())
 }
 
-/// Writes the whole report.
-pub fn write(files: &[FileResult], out: &mut impl Write) -> io::Result<()> {
+/// Writes the whole report; `models` are the names of `--models`.
+pub fn write(files: &[FileResult], models: &[String], out: &mut impl Write) -> io::Result<()> {
     let totals = Totals::of(files);
     let tests = totals.passed + totals.failed + totals.skipped;
     let time: Duration = files.iter().map(FileResult::duration).sum();
@@ -62,32 +66,50 @@ pub fn write(files: &[FileResult], out: &mut impl Write) -> io::Result<()> {
         seconds(time)
     );
     for file in files {
-        suite(&mut xml, file);
+        let own: Vec<&CaseResult> = file.cases.iter().filter(|c| c.model.is_none()).collect();
+        if file.broken || !own.is_empty() {
+            let name = escape(&file.file, true);
+            suite(&mut xml, &name, file.broken, &own);
+            if file.broken {
+                broken_case(&mut xml, &name, &file.problems);
+            }
+            for case in own {
+                test_case(&mut xml, &name, &file.file, case);
+            }
+            xml.push_str("  </testsuite>\n");
+        }
+    }
+    for model in models {
+        let runs: Vec<(&FileResult, &CaseResult)> = files
+            .iter()
+            .flat_map(|file| file.cases.iter().map(move |case| (file, case)))
+            .filter(|(_, case)| case.model.as_ref() == Some(model))
+            .collect();
+        let cases: Vec<&CaseResult> = runs.iter().map(|(_, case)| *case).collect();
+        suite(&mut xml, &escape(model, true), false, &cases);
+        for (file, case) in runs {
+            test_case(&mut xml, &escape(&file.file, true), &file.file, case);
+        }
+        xml.push_str("  </testsuite>\n");
     }
     xml.push_str("</testsuites>\n");
     out.write_all(xml.as_bytes())?;
     out.flush()
 }
 
-/// One test file's `<testsuite>`.
-fn suite(xml: &mut String, file: &FileResult) {
-    let totals = file.totals();
-    let tests = totals.passed + totals.failed + totals.skipped;
-    let name = escape(&file.file, true);
+/// Opens a `<testsuite>` named `name` (escaped) of `cases`, and of one failed
+/// testcase more when `broken`.
+fn suite(xml: &mut String, name: &str, broken: bool, cases: &[&CaseResult]) {
+    let count = |status: Status| cases.iter().filter(|c| c.status == status).count();
+    let failures = count(Status::Failed) + usize::from(broken);
+    let tests = cases.len() + usize::from(broken);
+    let time: Duration = cases.iter().map(|c| c.duration).sum();
     let _ = writeln!(
         xml,
-        "  <testsuite name=\"{name}\" tests=\"{tests}\" failures=\"{}\" skipped=\"{}\" time=\"{}\">",
-        totals.failed,
-        totals.skipped,
-        seconds(file.duration())
+        "  <testsuite name=\"{name}\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"{}\" time=\"{}\">",
+        count(Status::Skipped),
+        seconds(time)
     );
-    if file.broken {
-        broken_case(xml, &name, &file.problems);
-    }
-    for case in &file.cases {
-        test_case(xml, &name, &file.file, case);
-    }
-    xml.push_str("  </testsuite>\n");
 }
 
 /// The testcase standing for a test file that could not run.
@@ -119,7 +141,7 @@ fn test_case(xml: &mut String, classname: &str, file: &str, case: &CaseResult) {
     let _ = write!(
         xml,
         "    <testcase name=\"{}\" classname=\"{classname}\" time=\"{}\"",
-        escape(&case.name, true),
+        escape(&case.label(), true),
         seconds(case.duration)
     );
     match case.status {

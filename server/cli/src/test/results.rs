@@ -47,6 +47,8 @@ pub struct Placed {
 pub struct CaseResult {
     /// The case's name.
     pub name: String,
+    /// The `--models` model it ran on (None: the prompt's own labels).
+    pub model: Option<String>,
     /// 1-based line and column of the case in its test file.
     pub position: (u32, u32),
     /// How it ended.
@@ -61,6 +63,29 @@ pub struct CaseResult {
     pub runs: Option<PassRate>,
     /// The trace of a failed case's run, when `--trace` asked for traces.
     pub trace: Option<Box<promptforge_engine::trace::Trace>>,
+}
+
+impl CaseResult {
+    /// The case's pass rate: a repeated case's, else `1/1` or `0/1` (None when
+    /// it was skipped).
+    pub fn pass_rate(&self) -> Option<PassRate> {
+        match self.status {
+            Status::Skipped => None,
+            status => Some(
+                self.runs
+                    .unwrap_or_else(|| PassRate::single(status == Status::Ok)),
+            ),
+        }
+    }
+
+    /// The case's name as printed: with the `--models` model it ran on in
+    /// brackets, `knows the capital [gpt]`.
+    pub fn label(&self) -> String {
+        match &self.model {
+            Some(model) => format!("{} [{model}]", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// One test file's part of the run.

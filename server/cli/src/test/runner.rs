@@ -13,6 +13,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 use crate::problem::Problem;
+use crate::test::hosts::PinnedHost;
 use crate::test::results::{position, CaseResult, FileResult, Placed, Status};
 
 /// Said for a case whose task panicked (a bug of the engine).
@@ -22,6 +23,8 @@ const CASE_PANICKED: &str = "internal error: the case panicked; please report it
 pub struct Runnable {
     /// The Host of the prompt's folder.
     pub host: Arc<Host>,
+    /// Its Hosts pinned to each model of `--models`, in order.
+    pub pinned: Vec<PinnedHost>,
     /// The prompt's text.
     pub prompt: Arc<str>,
 }
@@ -38,6 +41,8 @@ pub struct PlannedCase {
     pub position: (u32, u32),
     /// The seed it runs with.
     pub seed: u64,
+    /// The model of `--models` it runs on (None: the prompt's own labels).
+    pub model: Option<PinnedHost>,
 }
 
 /// One test file and what of it runs.
@@ -84,8 +89,10 @@ pub fn run(
                     .iter()
                     .map(|planned| {
                         let runnable = file.runnable.as_ref().filter(|_| planned.runs)?;
+                        let host = planned.model.as_ref().map_or(&runnable.host, |m| &m.host);
                         Some(spawn_case(
-                            runnable,
+                            host.clone(),
+                            runnable.prompt.clone(),
                             planned.case.clone(),
                             gate.clone(),
                             progress.clone(),
@@ -120,14 +127,13 @@ pub fn run(
 
 /// Starts one case; it waits for a free slot first.
 fn spawn_case(
-    runnable: &Runnable,
+    host: Arc<Host>,
+    prompt: Arc<str>,
     case: Arc<Case>,
     gate: Arc<Semaphore>,
     progress: Option<ProgressBar>,
     options: CaseOptions,
 ) -> JoinHandle<CaseReport> {
-    let host = runnable.host.clone();
-    let prompt = runnable.prompt.clone();
     tokio::spawn(async move {
         // The gate is never closed: a failed acquire only runs the case at once.
         let permit = gate.acquire_owned().await.ok();
@@ -145,6 +151,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
     let Some(report) = report else {
         return CaseResult {
             name: planned.name.clone(),
+            model: model_name(planned),
             position: planned.position,
             status: Status::Failed,
             duration: std::time::Duration::ZERO,
@@ -176,6 +183,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
         .map(Box::new);
     CaseResult {
         name: planned.name.clone(),
+        model: model_name(planned),
         position: planned.position,
         status: if failures.is_empty() {
             Status::Ok
@@ -194,6 +202,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
 fn skipped(planned: &PlannedCase) -> CaseResult {
     CaseResult {
         name: planned.name.clone(),
+        model: model_name(planned),
         position: planned.position,
         status: Status::Skipped,
         duration: std::time::Duration::ZERO,
@@ -202,4 +211,9 @@ fn skipped(planned: &PlannedCase) -> CaseResult {
         runs: None,
         trace: None,
     }
+}
+
+/// The name of the `--models` model a case runs on.
+fn model_name(planned: &PlannedCase) -> Option<String> {
+    planned.model.as_ref().map(|m| m.model.clone())
 }

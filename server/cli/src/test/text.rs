@@ -1,12 +1,15 @@
 //! The text format of `promptforge test`: one verdict line per case as soon as it
 //! and every earlier one are decided (`ok      FILE: NAME (N ms)`, `FAILED  ...`,
-//! `skipped FILE: NAME (live)`), the failures' details, and the closing line.
+//! `skipped FILE: NAME (live)`; with `--models`, `NAME [MODEL]`), the table of
+//! pass rates per case and model (with `--models`), the failures' details, and
+//! the closing line.
 
 use std::io::{self, Write};
 
 use indicatif::ProgressBar;
 
 use crate::output::text_line;
+use crate::test::matrix::Matrix;
 use crate::test::results::{millis, CaseResult, FileResult, Status, Totals};
 use crate::test::runner::Observer;
 
@@ -22,16 +25,16 @@ pub fn verdict_line(file: &str, case: &CaseResult) -> String {
         Status::Ok => format!(
             "{:<8}{file}: {} ({rate}{} ms)",
             "ok",
-            case.name,
+            case.label(),
             millis(case.duration)
         ),
         Status::Failed => format!(
             "{:<8}{file}: {} ({rate}{} ms)",
             "FAILED",
-            case.name,
+            case.label(),
             millis(case.duration)
         ),
-        Status::Skipped => format!("{:<8}{file}: {} (live)", "skipped", case.name),
+        Status::Skipped => format!("{:<8}{file}: {} (live)", "skipped", case.label()),
     }
 }
 
@@ -65,7 +68,7 @@ pub fn detail_blocks(files: &[FileResult]) -> Vec<String> {
 /// One failed case's details.
 pub fn case_block(file: &str, case: &CaseResult) -> String {
     let (line, column) = case.position;
-    let mut block = format!("---- {file}:{line}:{column}: {} ----", case.name);
+    let mut block = format!("---- {file}:{line}:{column}: {} ----", case.label());
     for placed in &case.failures {
         block.push('\n');
         block.push_str(&failure_line(file, placed));
@@ -136,11 +139,21 @@ impl Observer for TextObserver {
     }
 }
 
-/// Writes what follows the verdict lines: when something failed, a blank line and
-/// the detail blocks (separated by blank lines), then the closing line. With
-/// `quiet` no verdict line was printed, so no blank line comes first.
-pub fn write_end(files: &[FileResult], quiet: bool, out: &mut impl Write) -> io::Result<()> {
-    let blocks = detail_blocks(files);
+/// Writes what follows the verdict lines: with `models` (`--models`) and some
+/// live case run on them, a blank line and the table of pass rates; when something failed, a blank line and the
+/// detail blocks (separated by blank lines); then the closing line. With `quiet`
+/// no verdict line was printed, so no blank line comes first.
+pub fn write_end(
+    files: &[FileResult],
+    models: &[String],
+    quiet: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut blocks = detail_blocks(files);
+    let matrix = Matrix::of(files, models);
+    if !matrix.rows.is_empty() {
+        blocks.insert(0, matrix.text());
+    }
     for (at, block) in blocks.iter().enumerate() {
         if at > 0 || !quiet {
             writeln!(out)?;
@@ -163,6 +176,7 @@ mod tests {
     fn case(status: Status) -> CaseResult {
         CaseResult {
             name: "counts words".into(),
+            model: None,
             position: (3, 5),
             status,
             duration: Duration::from_millis(12),
@@ -171,6 +185,31 @@ mod tests {
             runs: None,
             trace: None,
         }
+    }
+
+    #[test]
+    fn the_table_of_models_comes_first_and_only_with_live_runs() {
+        let end = |case: CaseResult| {
+            let files = [FileResult {
+                file: "a.test.yaml".into(),
+                problems: Vec::new(),
+                broken: false,
+                cases: vec![case],
+            }];
+            let mut out = Vec::new();
+            write_end(&files, &["m".to_owned()], true, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let mut live = case(Status::Ok);
+        live.model = Some("m".into());
+        assert_eq!(
+            end(live),
+            format!(
+                "{:<25} | m\na.test.yaml: counts words | 1/1\n\n1 passed, 0 failed\n",
+                "case"
+            )
+        );
+        assert_eq!(end(case(Status::Ok)), "1 passed, 0 failed\n");
     }
 
     #[test]

@@ -118,6 +118,16 @@ pub struct TraceConfig {
     pub otlp_endpoint: Option<String>,
 }
 
+/// The `[test]` table: how `promptforge test` keeps live models' answers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TestConfig {
+    /// The folder live answers are kept in (`--cache` without the flag),
+    /// resolved against the folder of the file that sets it.
+    pub cache: Option<PathBuf>,
+    /// Kept answers older than this many seconds are asked again.
+    pub cache_max_age: Option<u64>,
+}
+
 /// The limits of a run (`language.md` §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -178,6 +188,8 @@ pub struct Config {
     pub limits: Limits,
     /// Where runs' traces go.
     pub trace: TraceConfig,
+    /// How `promptforge test` keeps live answers.
+    pub test: TestConfig,
     /// The acting parts of a project configuration that is not trusted, withheld
     /// from this configuration (see [`super::trust`]).
     pub withheld: Vec<TrustNeed>,

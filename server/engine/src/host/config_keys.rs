@@ -23,6 +23,8 @@ pub enum Table {
     Limits,
     /// In the `[trace]` table.
     Trace,
+    /// In the `[test]` table.
+    Test,
 }
 
 impl Table {
@@ -35,6 +37,7 @@ impl Table {
             Table::Web => "[web]",
             Table::Limits => "[limits]",
             Table::Trace => "[trace]",
+            Table::Test => "[test]",
         }
     }
 }
@@ -118,6 +121,8 @@ pub const KEYS: &[ConfigKey] = &[
     key(Table::Limits, "store_files", "integer", limit_default!("store_files"), "files in the in-memory store", "100"),
     key(Table::Limits, "trace_bytes", "integer", limit_default!("trace_bytes"), "a run's trace (each span counts 256 bytes more); past it, spans are dropped", "1048576"),
     key(Table::Trace, "otlp_endpoint", "URL", KeyDefault::Words("none"), "the OpenTelemetry collector (OTLP/HTTP) `promptforge run` exports every run's trace to; `/v1/traces` is appended unless the path ends in it (needs trust in a project file)", "\"http://127.0.0.1:4318\""),
+    key(Table::Test, "cache", "path", KeyDefault::Words("none"), "the folder `promptforge test` keeps live models' answers in, as `--cache` does, relative to the configuration's folder (outside it, needs trust in a project file); `--cache` and `--no-cache` win over it", "\"answers\""),
+    key(Table::Test, "cache_max_age", "integer", KeyDefault::Words("none (for ever)"), "kept answers older than this many seconds are asked again, as `--cache-max-age` does", "86400"),
 ];
 
 impl KeyDefault {

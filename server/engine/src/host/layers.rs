@@ -80,6 +80,7 @@ pub(super) struct File {
     #[serde(default)]
     limits: BTreeMap<String, Spanned<u64>>,
     trace: Option<TraceFile>,
+    test: Option<test_table::TestFile>,
 }
 
 impl Config {
@@ -209,6 +210,7 @@ pub fn merge(base: Option<&Layer>, top: &Layer) -> Result<Merged, ConfigError> {
                 Some(trace.otlp_endpoint.as_ref()?.get_ref().clone())
             }),
         },
+        test: test_table::merged(&layers),
         withheld: Vec::new(),
     };
     let untrusted = if top.trusted {
@@ -246,6 +248,11 @@ pub fn withhold(base: Option<&Layer>, top: &Layer, merged: Merged) -> Result<Con
                 top.file.limits.remove(key);
             }
             Part::Trace => top.file.trace = None,
+            Part::Test => {
+                if let Some(test) = top.file.test.as_mut() {
+                    test.cache = None;
+                }
+            }
             Part::Model(_) => {}
         }
     }
@@ -374,48 +381,6 @@ fn web(layers: &[&Layer]) -> WebConfig {
             .find_map(|w| w.allow_private_addresses.as_ref().map(|v| *v.get_ref()))
             .unwrap_or(false),
         max_fetch_bytes: webs.iter().rev().find_map(|w| w.max_fetch_bytes),
-    }
-}
-
-fn limits(layers: &[&Layer]) -> Limits {
-    let mut limits = Limits::default();
-    for layer in layers {
-        for (key, value) in &layer.file.limits {
-            set_limit(&mut limits, key, *value.get_ref());
-        }
-    }
-    limits
-}
-
-/// The limit `key` of `limits` (0 for a key that is none).
-pub(super) fn limit(limits: &Limits, key: &str) -> u64 {
-    match key {
-        "lua_memory_mib" => limits.lua_memory_mib,
-        "lua_instructions" => limits.lua_instructions,
-        "call_depth" => u64::from(limits.call_depth),
-        "fanout_concurrency" => u64::from(limits.fanout_concurrency),
-        "tool_output_bytes" => limits.tool_output_bytes,
-        "log_bytes" => limits.log_bytes,
-        "store_bytes" => limits.store_bytes,
-        "store_files" => limits.store_files,
-        "trace_bytes" => limits.trace_bytes,
-        _ => 0,
-    }
-}
-
-fn set_limit(limits: &mut Limits, key: &str, value: u64) {
-    let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-    match key {
-        "lua_memory_mib" => limits.lua_memory_mib = value,
-        "lua_instructions" => limits.lua_instructions = value,
-        "call_depth" => limits.call_depth = narrow(value),
-        "fanout_concurrency" => limits.fanout_concurrency = narrow(value),
-        "tool_output_bytes" => limits.tool_output_bytes = value,
-        "log_bytes" => limits.log_bytes = value,
-        "store_bytes" => limits.store_bytes = value,
-        "store_files" => limits.store_files = value,
-        "trace_bytes" => limits.trace_bytes = value,
-        _ => {}
     }
 }
 
@@ -554,6 +519,7 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
             );
         }
     }
+    out.extend(test_table::need(top));
     out.sort_by_key(|n| n.line);
     out
 }
@@ -593,6 +559,12 @@ fn line_of(text: &str, offset: usize) -> u32 {
 fn key_span(text: &str, needle: &str) -> Option<Range<usize>> {
     text.find(needle).map(|at| at..at + needle.len())
 }
+
+mod limit_table;
+mod test_table;
+
+pub(super) use limit_table::limit;
+use limit_table::limits;
 
 #[cfg(test)]
 mod tests;

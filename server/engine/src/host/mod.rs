@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind, TraceConfig};
+pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind, TestConfig, TraceConfig};
 pub use discovery::{Discovery, Found, Loaded};
 pub use extensions::{Extensions, ProviderFactory};
 pub use trust::{Part, TrustNeed, TrustPolicy};
@@ -69,6 +69,9 @@ pub struct Host {
     input: Option<Arc<dyn InputBroker>>,
     /// The model every label resolves to, when set (a prompt test's script).
     model_override: Option<HostModel>,
+    /// The model every label of the prompt resolves to (`test --models`),
+    /// when no override is set; the judge of `expect.judge` keeps its own.
+    pinned: Option<HostModel>,
 }
 
 impl std::fmt::Debug for Host {
@@ -126,6 +129,7 @@ impl Host {
             notice_given: AtomicBool::new(false),
             input: None,
             model_override: None,
+            pinned: None,
         })
     }
 
@@ -149,6 +153,7 @@ impl Host {
             notice_given: AtomicBool::new(false),
             input: None,
             model_override: None,
+            pinned: None,
         }
     }
 
@@ -163,6 +168,7 @@ impl Host {
             notice_given: AtomicBool::new(false),
             input,
             model_override: self.model_override.clone(),
+            pinned: self.pinned.clone(),
         }
     }
 
@@ -176,6 +182,30 @@ impl Host {
         });
     }
 
+    /// Every label of the prompt resolves to the Host model `name` from now on,
+    /// whatever its `model:` says (`promptforge test --models`): a
+    /// `[model.NAME]` of the configuration, or the built-in `echo`. A judge
+    /// resolves past it ([`Host::resolve_unpinned`]); an override
+    /// ([`Host::override_models`]) wins over it. The error, for a name that is
+    /// neither, names the configured models.
+    pub fn pin_model(&mut self, name: &str) -> Result<(), String> {
+        let model = match self.models.get(name) {
+            Some(model) => model.clone(),
+            None if name == ECHO_MODEL => self.echo.clone(),
+            None => {
+                let configured: Vec<String> = self.models.keys().cloned().collect();
+                let config = self.config.path.as_ref().map(|p| p.display().to_string());
+                return Err(messages::unknown_pinned_model(
+                    name,
+                    config.as_deref(),
+                    &configured,
+                ));
+            }
+        };
+        self.pinned = Some(model);
+        Ok(())
+    }
+
     /// Wraps the provider of every Host model (the built-in `echo` included), e.g. to
     /// record what a live run's models replied.
     pub fn wrap_models(&mut self, wrap: &dyn Fn(Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider>) {
@@ -187,6 +217,9 @@ impl Host {
         self.models.values_mut().for_each(wrap_one);
         wrap_one(&mut self.echo);
         if let Some(model) = self.model_override.as_mut() {
+            wrap_one(model);
+        }
+        if let Some(model) = self.pinned.as_mut() {
             wrap_one(model);
         }
     }
@@ -256,6 +289,20 @@ impl Host {
     /// The Host model a label resolves to: its `model:`, else the default model; with
     /// no model configured at all, `echo`. The error is the Binding message.
     pub fn resolve(&self, label: &str, model: Option<&str>) -> Result<HostModel, String> {
+        match &self.pinned {
+            // A pinned model that cannot be used (its key is missing) says why.
+            Some(pinned) if self.model_override.is_none() => match &pinned.provider {
+                Ok(_) => Ok(pinned.clone()),
+                Err(message) => Err(message.clone()),
+            },
+            _ => self.resolve_unpinned(label, model),
+        }
+    }
+
+    /// The Host model a label resolves to as [`Host::resolve`] says, the pin of
+    /// [`Host::pin_model`] aside: an `expect.judge`'s model, which grades every
+    /// model of `test --models` alike.
+    pub fn resolve_unpinned(&self, label: &str, model: Option<&str>) -> Result<HostModel, String> {
         if let Some(model) = &self.model_override {
             return Ok(model.clone());
         }
@@ -454,6 +501,32 @@ mod tests {
         assert_eq!(
             host.resolve("w", Some("gpt")).unwrap_err(),
             "model label \"w\" uses the Host model \"gpt\", which the configuration does not define; configured models: [claude, local, quiet]"
+        );
+    }
+
+    #[test]
+    fn a_pinned_model_takes_every_label() {
+        let text = "default_model = \"local\"\n[model.local]\nprovider = \"openai\"\n[model.quiet]\nprovider = \"echo\"\n[model.claude]\nprovider = \"anthropic\"\napi_key_env = \"KEY_X\"\n";
+        let mut host = host(text, &[]);
+        host.pin_model("quiet").unwrap();
+        assert_eq!(host.resolve("w", None).unwrap().name, "quiet");
+        assert_eq!(host.resolve("w", Some("local")).unwrap().name, "quiet");
+        host.pin_model("echo").unwrap();
+        assert_eq!(host.resolve("w", Some("local")).unwrap().name, "echo");
+        host.pin_model("claude").unwrap();
+        assert_eq!(
+            host.resolve("w", None).unwrap_err(),
+            "the Host model \"claude\" needs the environment variable KEY_X (its api_key_env), which is not set"
+        );
+        host.pin_model("quiet").unwrap();
+        assert_eq!(host.resolve_unpinned("judge", None).unwrap().name, "local");
+        assert_eq!(
+            host.pin_model("gpt").unwrap_err(),
+            "--models: \"gpt\" is not a Host model (promptforge.toml defines [claude, local, quiet]; echo is built in)"
+        );
+        assert_eq!(
+            Host::offline().pin_model("gpt").unwrap_err(),
+            "--models: \"gpt\" is not a Host model (no configuration was found; echo is built in)"
         );
     }
 

@@ -29,6 +29,8 @@ pub enum Part {
     Limits,
     /// The `[trace]` table.
     Trace,
+    /// The `[test]` table.
+    Test,
 }
 
 /// What an acting key would do.
@@ -57,6 +59,8 @@ pub enum Act {
     ReachPrivateAddresses,
     /// Send every run's trace (prompts, replies, tool output) to a server.
     SendTraces,
+    /// Write files outside the configuration's own folder.
+    WriteOutside,
 }
 
 impl Act {
@@ -75,6 +79,7 @@ impl Act {
                 "let fetch reach loopback and private addresses".to_owned()
             }
             Act::SendTraces => "send every run's trace to a server it names".to_owned(),
+            Act::WriteOutside => "write files outside its own folder".to_owned(),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `expect.judge` (`testing.md`): after the run, one model request grades the
 //! result against the case's rubric. The judge is a Host model like a label's
-//! (`model:`, else the Host's default); in a scripted case every label, the
-//! judge included, is the script, so the judge's answer is the round after the
+//! (`model:`, else the Host's default), also under `test --models`, which pins
+//! the prompt's labels only; in a scripted case every label, the judge
+//! included, is the script, so the judge's answer is the round after the
 //! run's rounds. Its verdict is a JSON object `{"pass": bool, "reason": text}`;
 //! the reason is shown when it fails.
 
@@ -82,7 +83,8 @@ pub async fn grade(
         return fail(messages::NOTHING_TO_JUDGE.to_owned());
     };
     let model = judge.model.as_ref().map(|m| m.value.as_str());
-    let resolved = match host.resolve(JUDGE_LABEL, model) {
+    // With `test --models`, the judge stays the judge: not the model under test.
+    let resolved = match host.resolve_unpinned(JUDGE_LABEL, model) {
         Ok(resolved) => resolved,
         Err(message) => return fail(messages::judge_unavailable(&message)),
     };

@@ -26,9 +26,23 @@ pub struct PassRate {
 }
 
 impl PassRate {
+    /// The rate of a case that ran once: `1/1` when it passed, else `0/1`.
+    pub fn single(passed: bool) -> PassRate {
+        PassRate {
+            passed: u64::from(passed),
+            runs: 1,
+            needed: 1,
+        }
+    }
+
+    /// The rate as a fraction: `8/10`.
+    pub fn fraction(&self) -> String {
+        format!("{}/{}", self.passed, self.runs)
+    }
+
     /// The rate as printed: `8/10 runs passed`.
     pub fn text(&self) -> String {
-        format!("{}/{} runs passed", self.passed, self.runs)
+        format!("{} runs passed", self.fraction())
     }
 }
 

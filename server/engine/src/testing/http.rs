@@ -101,6 +101,20 @@ impl Reply {
         }
     }
 
+    /// A streamed OpenAI chat completion whose whole text is `text` (plain text:
+    /// no quote or backslash to escape).
+    pub fn chat_text(text: &str) -> Reply {
+        let chunk = |delta: &str, finish: &str| {
+            format!(
+                "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
+            )
+        };
+        let body = chunk(&format!("{{\"content\":\"{text}\"}}"), "null")
+            + &chunk("{}", "\"stop\"")
+            + "data: [DONE]\n\n";
+        Reply::sse(&body)
+    }
+
     /// Adds a header.
     pub fn header(mut self, name: &str, value: &str) -> Reply {
         self.headers.push((name.into(), value.into()));

@@ -158,7 +158,7 @@ fn reader_keys() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
     })
     .expect("the tracer walks the whole file");
     let seen = seen.into_inner();
-    let tables = ["model", "plugin", "web", "limits", "trace"];
+    let tables = ["model", "plugin", "web", "limits", "trace", "test"];
     let mut out = BTreeMap::new();
     out.insert(
         "",
@@ -176,6 +176,7 @@ fn reader_keys() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
     out.insert("[web]", seen["web"].iter().copied().collect());
     out.insert("[limits]", LIMIT_KEYS.iter().copied().collect());
     out.insert("[trace]", seen["trace"].iter().copied().collect());
+    out.insert("[test]", seen["test"].iter().copied().collect());
     out
 }
 
@@ -206,6 +207,7 @@ fn file_setting(table: Table, key: &str, value: &str) -> String {
         Table::Web => format!("[web]\n{key} = {value}\n"),
         Table::Limits => format!("[limits]\n{key} = {value}\n"),
         Table::Trace => format!("[trace]\n{key} = {value}\n"),
+        Table::Test => format!("[test]\n{key} = {value}\n"),
     }
 }
 

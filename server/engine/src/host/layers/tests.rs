@@ -242,3 +242,51 @@ fn a_project_trace_endpoint_needs_trust_and_is_withheld_without_it() {
         Some("https://collector.example")
     );
 }
+
+#[test]
+fn a_project_test_cache_inside_its_folder_needs_no_trust_and_outside_it_does() {
+    let user = layer(
+        "[test]\ncache = \"answers\"\ncache_max_age = 60\n",
+        "u/config.toml",
+        true,
+    );
+    let inside = layer(
+        "[test]\ncache = \".cache/answers\"\n",
+        "repo/promptforge.toml",
+        false,
+    );
+    let merged = merge(Some(&user), &inside).unwrap();
+    assert!(merged.untrusted.is_empty());
+    assert_eq!(
+        merged.config.test.cache,
+        Some(PathBuf::from("repo/.cache/answers"))
+    );
+    assert_eq!(merged.config.test.cache_max_age, Some(60));
+
+    let outside = layer(
+        "default_model = \"m\"\n[test]\ncache = \"../elsewhere\"\n",
+        "repo/promptforge.toml",
+        false,
+    );
+    let merged = merge(Some(&user), &outside).unwrap();
+    assert_eq!(keys(&merged.untrusted), [(Some(3), "test.cache")]);
+    assert_eq!(
+        merged.untrusted[0].to_string(),
+        "repo/promptforge.toml:3: test.cache would write files outside its own folder, and this configuration is not trusted; review it, then run: promptforge trust repo"
+    );
+    // Withheld, the user's own cache is the one used.
+    let config = withhold(Some(&user), &outside, merged).unwrap();
+    assert_eq!(config.test.cache, Some(PathBuf::from("u/answers")));
+    // Trusted, the project's wins.
+    let trusted = layer(
+        "[test]\ncache = \"/tmp/answers\"\n",
+        "repo/promptforge.toml",
+        true,
+    );
+    let merged = merge(Some(&user), &trusted).unwrap();
+    assert!(merged.untrusted.is_empty());
+    assert_eq!(
+        merged.config.test.cache,
+        Some(PathBuf::from("/tmp/answers"))
+    );
+}
