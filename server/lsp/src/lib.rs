@@ -38,6 +38,7 @@ pub mod server;
 pub mod session_end;
 pub mod snapshot;
 pub mod test_files;
+pub mod test_listing;
 pub mod test_uris;
 pub mod trust;
 
@@ -94,6 +95,7 @@ where
         server::Server::work_done_progress_cancel,
     )
     .custom_method(run::protocol::TRACE, server::Server::trace)
+    .custom_method(test_listing::TESTS, server::Server::tests)
     .finish();
     let end = Arc::new(SessionEnd::default());
     let service = Watched::new(service, Arc::clone(&end));

@@ -50,6 +50,8 @@ pub struct Server {
     faults: Faults,
     /// True when the client registers file watchers dynamically.
     watch_dynamically: OnceLock<bool>,
+    /// The workspace folders (from `initialize`), where `promptforge/tests` looks.
+    roots: OnceLock<Vec<std::path::PathBuf>>,
     /// The runs started from the editor.
     runner: Arc<Runner>,
     /// The token counts the inlay hints made.
@@ -84,6 +86,7 @@ impl Server {
             publisher,
             faults: Faults::from_env(),
             watch_dynamically: OnceLock::new(),
+            roots: OnceLock::new(),
             runner,
             token_counts: Arc::default(),
         }
@@ -105,6 +108,19 @@ impl Server {
         let kept = self.runner.traces.get(&params.run_id);
         let trace = kept.and_then(|json| serde_json::from_str(&json).ok());
         trace.ok_or_else(|| Error::invalid_params(crate::run::traces::no_trace(&params.run_id)))
+    }
+
+    /// `promptforge/tests`: the test file at `uri` (its open text if open) or,
+    /// without one, every test file under the workspace folders, with their cases
+    /// ([`crate::test_listing`]); the walk runs off the request thread.
+    pub async fn tests(
+        &self,
+        params: crate::test_listing::TestsParams,
+    ) -> Result<crate::test_listing::TestsAnswer> {
+        let roots = self.roots.get().cloned().unwrap_or_default();
+        crate::test_listing::answer(&self.documents, roots, params, self.encoding())
+            .await
+            .ok_or_else(Error::internal_error)
     }
 
     /// True when the open document at `uri` is a prompt test file.
@@ -234,6 +250,9 @@ impl LanguageServer for Server {
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false);
         let _ = self.watch_dynamically.set(dynamic);
+        let _ = self
+            .roots
+            .set(crate::test_listing::workspace_roots(&params));
         let trusted = params
             .initialization_options
             .as_ref()

@@ -83,6 +83,10 @@ pub enum RunEvent {
         ok: bool,
         /// Each failure as `promptforge test` renders it.
         failures: Vec<String>,
+        /// How long the case ran.
+        duration_ms: u64,
+        /// Each failure's parts, in the order of `failures`.
+        details: Vec<FailureDetail>,
         /// The `runId` under which `promptforge/trace` gives a failed case's
         /// trace (`run-3.2`: the run's second case), when the server kept it.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +135,29 @@ impl RunEvent {
     pub fn is_last(&self) -> bool {
         matches!(self, RunEvent::Finished { .. } | RunEvent::Failed { .. })
     }
+}
+
+/// One failed expectation of a case, in parts (the engine's
+/// `prompt_tests::Failure`), for an editor to place and diff.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailureDetail {
+    /// What failed, as written in the test file (`expect.result`, `tools`, ...).
+    pub what: String,
+    /// The one-line verdict.
+    pub message: String,
+    /// Where in the test file the failed expectation is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+    /// The expected text (or its marker, `(no result)`), when the failure compares texts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The actual text (or its marker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// True when the texts should be equal; false when the expected one is a
+    /// part, a pattern or a marker.
+    pub exact: bool,
 }
 
 /// The params of `promptforge/runEvent`.

@@ -14,6 +14,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use promptforge_engine::prompt_tests::failure::Failure;
 use promptforge_engine::prompt_tests::{run_case, CaseOptions, CaseReport};
 use promptforge_engine::Host;
 use promptforge_syntax::test_file::Case;
@@ -23,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::run::events::{millis, LspEvents};
 use crate::run::prompt::{failure_diagnostic, line_range};
-use crate::run::protocol::RunEvent;
+use crate::run::protocol::{FailureDetail, RunEvent};
 use crate::run::{host_for, Runner, Source};
 use crate::run_failures::{FailureKey, CASE_FAILED, TEST_SOURCE};
 use crate::test_files;
@@ -126,14 +127,24 @@ pub async fn run_tests(
     events.set_message(format!("0/{total} cases"));
     let (mut passed, mut failed) = (0, 0);
     for (done, (case, handle)) in handles.into_iter().enumerate() {
-        let report = handle.await;
+        let (report, duration_ms) = match handle.await {
+            Ok((report, ms)) => (Ok(report), ms),
+            Err(error) => (Err(error), 0),
+        };
         if cancel.is_cancelled() {
             break;
         }
         let name = case.name.as_ref().map_or("", |n| n.value.as_str());
-        let failures = match &report {
-            Ok(report) => report.failures.iter().map(|f| f.render()).collect(),
-            Err(_) => vec![CASE_PANICKED.to_owned()],
+        let (failures, details) = match &report {
+            Ok(report) => (
+                report.failures.iter().map(|f| f.render()).collect(),
+                report
+                    .failures
+                    .iter()
+                    .map(|f| failure_detail(snapshot, f))
+                    .collect(),
+            ),
+            Err(_) => (vec![CASE_PANICKED.to_owned()], Vec::new()),
         };
         let ok = failures.is_empty();
         if ok {
@@ -155,6 +166,8 @@ pub async fn run_tests(
             name: name.to_owned(),
             ok,
             failures,
+            duration_ms,
+            details,
             trace_run_id,
             prompt_uri,
         });
@@ -201,7 +214,7 @@ fn spawn_cases(
     prompt: &Arc<str>,
     cases: Vec<Case>,
     cancel: &CancellationToken,
-) -> Vec<(Case, tokio::task::JoinHandle<CaseReport>)> {
+) -> Vec<(Case, tokio::task::JoinHandle<(CaseReport, u64)>)> {
     let slots = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let gate = Arc::new(Semaphore::new(slots));
     cases
@@ -216,11 +229,28 @@ fn spawn_cases(
             let running = case.clone();
             let handle = tokio::spawn(async move {
                 let _slot = gate.acquire_owned().await;
-                run_case(&host, &prompt, &running, options).await
+                let started = Instant::now();
+                let report = run_case(&host, &prompt, &running, options).await;
+                (report, millis(started.elapsed()))
             });
             (case, handle)
         })
         .collect()
+}
+
+/// A failure's parts, its range in the test file's positions.
+fn failure_detail(snapshot: &crate::snapshot::Snapshot, failure: &Failure) -> FailureDetail {
+    FailureDetail {
+        what: failure.what.clone(),
+        message: failure.message.clone(),
+        range: failure
+            .range
+            .as_ref()
+            .map(|range| snapshot.positions().range(range)),
+        expected: failure.expected.as_ref().map(|e| e.as_str().to_owned()),
+        actual: failure.actual.as_ref().map(|a| a.as_str().to_owned()),
+        exact: failure.exact,
+    }
 }
 
 /// Keeps a failed case's failures for its `- name:` line (a passed case's go).

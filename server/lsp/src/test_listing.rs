@@ -1,0 +1,273 @@
+//! `promptforge/tests`: the prompt test files of the workspace (or one of them)
+//! and their cases with their ranges, for an editor's test explorer. The walk of
+//! the workspace folders is bounded (hidden folders, `target` and `node_modules`
+//! are skipped; at most [`MAX_TEST_FILES`] files and [`MAX_VISITED`] entries are
+//! looked at) and reads each file through the engine's bounded reader.
+
+use std::path::{Path, PathBuf};
+
+use promptforge_syntax::test_file::{self, TestFile};
+use promptforge_syntax::LineIndex;
+use serde::{Deserialize, Serialize};
+use tower_lsp::lsp_types::{InitializeParams, Range, Url};
+
+use crate::documents::Documents;
+
+use crate::encoding::{PositionEncoding, Positions};
+use crate::test_uris::path_of;
+
+/// The request's method name.
+pub const TESTS: &str = "promptforge/tests";
+
+/// The most test files one answer lists; past it the answer is `truncated`.
+pub const MAX_TEST_FILES: usize = 2000;
+
+/// The most folder entries one walk looks at; past it the answer is `truncated`.
+pub const MAX_VISITED: usize = 50_000;
+
+/// Folders the walk never enters (besides hidden ones).
+const SKIPPED_FOLDERS: [&str; 2] = ["target", "node_modules"];
+
+/// The params of `promptforge/tests`: one test file, or (none) the workspace's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestsParams {
+    /// The test file to list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<Url>,
+}
+
+/// The answer of `promptforge/tests`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestsAnswer {
+    /// The test files, in path order.
+    pub files: Vec<ListedFile>,
+    /// True when the walk stopped at its bounds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// One test file and its cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedFile {
+    /// The test file.
+    pub uri: Url,
+    /// The prompt it tests (`prompt:` or the file beside it).
+    pub prompt_uri: Option<Url>,
+    /// Its cases that have a name, in file order.
+    pub cases: Vec<ListedCase>,
+}
+
+/// One case of a test file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedCase {
+    /// Its `name:`.
+    pub name: String,
+    /// Its map in the test file (its first line is the `- name:` line).
+    pub range: Range,
+    /// True for a `live: true` case (which a whole-file run skips).
+    pub live: bool,
+}
+
+/// Lists the test file at `uri` whose text is `text` (a file that does not
+/// parse gives the named cases it has).
+pub fn list_file(uri: &Url, text: &str, encoding: PositionEncoding) -> ListedFile {
+    let (file, _problems) = test_file::parse(text);
+    let index = LineIndex::new(text);
+    let positions = Positions {
+        text,
+        index: &index,
+        encoding,
+    };
+    ListedFile {
+        uri: uri.clone(),
+        prompt_uri: Url::from_file_path(test_file::prompt_path(&path_of(uri), &file)).ok(),
+        cases: cases(&file, &positions),
+    }
+}
+
+fn cases(file: &TestFile, positions: &Positions<'_>) -> Vec<ListedCase> {
+    file.cases
+        .iter()
+        .filter_map(|case| {
+            Some(ListedCase {
+                name: case.name.as_ref()?.value.clone(),
+                range: positions.range(&case.range),
+                live: case.live,
+            })
+        })
+        .collect()
+}
+
+/// The test files under `roots`, in path order, and whether the walk stopped
+/// at its bounds.
+pub fn find_test_files(roots: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let mut found = Vec::new();
+    let mut visited = 0usize;
+    let mut pending: Vec<PathBuf> = roots.iter().rev().cloned().collect();
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        let mut folders = Vec::new();
+        for entry in entries {
+            visited += 1;
+            if visited > MAX_VISITED || found.len() >= MAX_TEST_FILES {
+                found.sort();
+                return (found, true);
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() && walks_into(&path) {
+                folders.push(path);
+            } else if kind.is_file() && test_file::is_test_file(&path) {
+                found.push(path);
+            }
+        }
+        pending.extend(folders.into_iter().rev());
+    }
+    found.sort();
+    (found, false)
+}
+
+/// False for the folders the walk skips: hidden ones, `target`, `node_modules`.
+fn walks_into(folder: &Path) -> bool {
+    let name = folder.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name)
+}
+
+/// Lists every test file under `roots` (`open` gives an open document's text,
+/// which wins over the file's); a file that cannot be read is left out.
+pub fn list_workspace(
+    roots: &[PathBuf],
+    open: impl Fn(&Url) -> Option<String>,
+    encoding: PositionEncoding,
+) -> TestsAnswer {
+    let (paths, truncated) = find_test_files(roots);
+    let files = paths
+        .iter()
+        .filter_map(|path| {
+            let uri = Url::from_file_path(path).ok()?;
+            let text = match open(&uri) {
+                Some(text) => text,
+                None => promptforge_engine::user_file::read_to_string(path).ok()?,
+            };
+            Some(list_file(&uri, &text, encoding))
+        })
+        .collect();
+    TestsAnswer { files, truncated }
+}
+
+/// The answer to `params`: the one file asked for (its open text, else the
+/// file's; none when neither can be read), or the walk of `roots` on a blocking
+/// thread (None when that thread failed).
+pub async fn answer(
+    documents: &Documents,
+    roots: Vec<PathBuf>,
+    params: TestsParams,
+    encoding: PositionEncoding,
+) -> Option<TestsAnswer> {
+    if let Some(uri) = params.uri {
+        let text = documents
+            .text(&uri)
+            .map(|text| text.as_str().to_owned())
+            .or_else(|| {
+                let path = uri.to_file_path().ok()?;
+                promptforge_engine::user_file::read_to_string(&path).ok()
+            });
+        let files = text
+            .map(|text| list_file(&uri, &text, encoding))
+            .into_iter()
+            .collect();
+        return Some(TestsAnswer {
+            files,
+            truncated: false,
+        });
+    }
+    let open_texts: Vec<(Url, String)> = documents
+        .texts_where(crate::test_uris::is_test_uri)
+        .into_iter()
+        .map(|(uri, text)| (uri, text.as_str().to_owned()))
+        .collect();
+    let walk = tokio::task::spawn_blocking(move || {
+        let open = |uri: &Url| {
+            open_texts
+                .iter()
+                .find(|(open, _)| open == uri)
+                .map(|(_, text)| text.clone())
+        };
+        list_workspace(&roots, open, encoding)
+    });
+    walk.await.ok()
+}
+
+/// The folders of the workspace: `workspaceFolders`, else `rootUri`, as paths.
+#[allow(deprecated)] // rootUri is the fallback of clients without folders
+pub fn workspace_roots(params: &InitializeParams) -> Vec<PathBuf> {
+    let uris: Vec<&Url> = match params.workspace_folders.as_ref() {
+        Some(list) if !list.is_empty() => list.iter().map(|f| &f.uri).collect(),
+        _ => params.root_uri.iter().collect(),
+    };
+    uris.into_iter()
+        .filter_map(|uri| uri.to_file_path().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_lists_its_named_cases_with_their_ranges() {
+        let text = "prompt: p.md\ncases:\n  - name: one\n    args: x\n  - name: two\n    live: true\n  - args: y\n";
+        let uri = Url::parse("file:///w/p.test.yaml").unwrap();
+        let listed = list_file(&uri, text, PositionEncoding::Utf16);
+        let names: Vec<_> = listed
+            .cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.range.start.line, c.live))
+            .collect();
+        assert_eq!(names, [("one", 2, false), ("two", 4, true)]);
+        assert_eq!(
+            listed.prompt_uri.map(String::from).as_deref(),
+            Some("file:///w/p.md")
+        );
+    }
+
+    #[test]
+    fn the_walk_skips_hidden_target_and_node_modules() {
+        let root = std::env::temp_dir().join(format!("pf-listing-{}", std::process::id()));
+        for folder in ["a", ".git", "target", "node_modules", "a/b"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        for file in [
+            "a/x.test.yaml",
+            ".git/h.test.yaml",
+            "target/t.test.yaml",
+            "node_modules/n.test.yaml",
+            "a/b/y.test.yaml",
+            "a/z.md",
+        ] {
+            std::fs::write(root.join(file), "cases: []\n").unwrap();
+        }
+        let (found, truncated) = find_test_files(std::slice::from_ref(&root));
+        let relative: Vec<_> = found
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(
+            relative,
+            [
+                PathBuf::from("a/b/y.test.yaml"),
+                PathBuf::from("a/x.test.yaml")
+            ]
+        );
+        assert!(!truncated);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
