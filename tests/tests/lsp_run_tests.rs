@@ -86,8 +86,8 @@ fn a_test_file_run_reports_each_case_and_its_failures_in_place() {
         "{all:?}"
     );
     assert_eq!(
-        all[0],
-        json!({ "type": "caseFinished", "name": "greets", "ok": true, "failures": [] })
+        (&all[0]["name"], &all[0]["ok"], &all[0]["failures"]),
+        (&json!("greets"), &json!(true), &json!([]))
     );
     assert_eq!(all[1]["name"], "fails on purpose");
     assert_eq!(all[1]["ok"], false);
