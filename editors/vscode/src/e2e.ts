@@ -16,6 +16,8 @@ export interface E2eHooks {
   outputText(): string;
   /** The PromptForge Runs view's runs and selection. */
   runsState(): unknown;
+  /** The Testing view's files and their cases. */
+  testingState(): unknown;
   /** The workspace's trust, and the running server's binary and trust. */
   serverState(): unknown;
 }
@@ -78,6 +80,7 @@ interface Request {
     | 'trust'
     | 'env'
     | 'runs'
+    | 'testing'
     | 'documents'
     | 'selection';
   key?: string;
@@ -139,6 +142,8 @@ async function answer(request: Request, hooks: E2eHooks): Promise<unknown> {
       return hooks.serverState();
     case 'runs':
       return hooks.runsState();
+    case 'testing':
+      return hooks.testingState();
     case 'documents':
       // The open documents of a scheme (`promptforge-trace`): URI and text.
       return vscode.workspace.textDocuments

@@ -23,6 +23,7 @@ import { serveE2eRequests, watchDebugSessions } from './e2e.ts';
 import { ServerProgress } from './logic/progress.mts';
 import { progressMiddleware, showProgress } from './progress.ts';
 import { RunsView } from './runs.ts';
+import { TestingView } from './testing.ts';
 import { initializationOptions, type TrustedCommand } from './logic/trust.mts';
 import { allowedInThisWorkspace } from './trust.ts';
 
@@ -59,6 +60,8 @@ class PromptForge {
   });
   /** The PromptForge Runs view (made by `activate`). */
   runsView: RunsView | undefined;
+  /** The Testing view's controller (made by `activate`). */
+  testingView: TestingView | undefined;
   /** The server's progress notifications (their Cancel cancels the run). */
   readonly progress = new ServerProgress({
     show: showProgress,
@@ -99,6 +102,29 @@ class PromptForge {
         return client.sendRequest('promptforge/trace', { runId });
       },
     });
+    this.testingView = new TestingView(
+      context,
+      {
+        list: async (params) => {
+          const client = this.server?.client;
+          return client?.isRunning() ? client.sendRequest('promptforge/tests', params) : undefined;
+        },
+        run: async (argument) => {
+          const client = this.server?.client;
+          if (!client?.isRunning()) return undefined;
+          const result = await client.sendRequest(ExecuteCommandRequest.type, {
+            command: 'promptforge.test',
+            arguments: [argument],
+          });
+          this.ranWith('test', argument, result, true);
+          const runId = (result as { runId?: unknown } | undefined)?.runId;
+          return typeof runId === 'string' ? runId : undefined;
+        },
+        cancel: (runId) => this.cancelRun(runId),
+      },
+      ({ runId, promptUri, caseName }) =>
+        this.runsView?.showKept({ runId, uri: promptUri, file: `${baseName(promptUri)} (case "${caseName}")`, offline: false }),
+    );
     trustedCommand('promptforge.runPrompt', (arg?: unknown) => this.startRun('run', arg));
     trustedCommand('promptforge.runOffline', (arg?: unknown) => this.startRun('run', arg, undefined, true));
     trustedCommand('promptforge.runWithArguments', (arg?: unknown) => this.runWithArguments(arg));
@@ -112,6 +138,7 @@ class PromptForge {
         serveE2eRequests(e2eDir, {
           outputText: () => this.output.text,
           runsState: () => this.runsView?.state(),
+          testingState: () => this.testingView?.state(),
           serverState: () => ({
             workspaceTrusted: vscode.workspace.isTrusted,
             serverRunning: this.server?.client.isRunning() ?? false,
@@ -222,9 +249,10 @@ class PromptForge {
       },
     };
     const started = new LanguageClient('promptforge', 'PromptForge', serverOptions, clientOptions);
-    started.onNotification('promptforge/runEvent', (p: { runId: string; event: RunEvent }) =>
-      this.runLog.event(p.runId, p.event),
-    );
+    started.onNotification('promptforge/runEvent', (p: { runId: string; event: RunEvent }) => {
+      this.testingView?.event(p.runId, p.event);
+      this.runLog.event(p.runId, p.event);
+    });
     started.onRequest('promptforge/ask', async (p: { runId: string; question: string }) => {
       const answer = await vscode.window.showInputBox({
         title: 'PromptForge asks',
@@ -237,6 +265,7 @@ class PromptForge {
       // The server went (a crash too): its runs will send nothing more.
       if (newState === State.Stopped) {
         this.runLog.abandon('the language server stopped');
+        this.testingView?.abandon();
         this.progress.clear();
         this.updateStatus();
       }
@@ -244,6 +273,7 @@ class PromptForge {
     this.server = { client: started, trusted, binary: resolved };
     try {
       await started.start();
+      void this.testingView?.refresh();
     } catch (error) {
       void vscode.window.showErrorMessage(`PromptForge: the language server did not start: ${error}`);
     }

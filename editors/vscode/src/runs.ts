@@ -113,6 +113,22 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.TextDocum
     }
   }
 
+  /**
+   * Shows a trace the server kept for a failed test case (`caseFinished`'s
+   * `traceRunId`), as a run of its prompt, expanded.
+   */
+  async showKept(run: StartedRun): Promise<void> {
+    this.started(run, true);
+    let event: RunEvent = { type: 'failed', kind: 'CaseFailed', message: 'the case failed' };
+    try {
+      const trace = await this.server.trace(run.runId);
+      if (isTrace(trace)) event = { ...event, traceId: trace.runId };
+    } catch {
+      // `ended` asks again and shows why there is no trace.
+    }
+    await this.ended(run.runId, event);
+  }
+
   /** The view's state, as plain data (the end-to-end test reads it). */
   state(): unknown {
     return {

@@ -82,7 +82,7 @@ test('a save affects the test file itself and the files testing the saved prompt
 test('a kept trace gives a command link naming it; none without one', () => {
   const link = traceLink({ ...failed, traceRunId: 'run-4.2', promptUri: 'file:///w/p.md' });
   const prefix = `[Open trace](command:${SHOW_TRACE_COMMAND}?`;
-  assert.ok(link?.startsWith(prefix), link);
+  assert.ok(link !== undefined && link.startsWith(prefix), link);
   const argument = JSON.parse(decodeURIComponent(link.slice(prefix.length, -1)));
   assert.deepEqual(argument, [{ runId: 'run-4.2', promptUri: 'file:///w/p.md', caseName: 'fails' }]);
   assert.equal(traceLink(failed), undefined);

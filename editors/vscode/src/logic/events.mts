@@ -14,7 +14,16 @@ export type RunEvent =
   | { type: 'modelRound'; label: string; round: number }
   | { type: 'toolCall'; alias: string; path?: string; callId: string }
   | { type: 'toolResult'; alias: string; callId: string; ok: boolean; durationMs: number }
-  | { type: 'caseFinished'; name: string; ok: boolean; failures: string[] }
+  | {
+      type: 'caseFinished';
+      name: string;
+      ok: boolean;
+      failures: string[];
+      durationMs?: number;
+      details?: import('./testing.mts').FailureDetail[];
+      traceRunId?: string;
+      promptUri?: string;
+    }
   | { type: 'finished'; result: string | null; durationMs: number; traceId?: string }
   | { type: 'failed'; kind: string; message: string; range?: { start: Position; end: Position }; traceId?: string };
 
