@@ -47,6 +47,8 @@ export class TestingView {
   /** The listed files by URI (for the prompts a save affects). */
   private readonly files = new Map<string, ListedFile>();
   private readonly pending = new Map<string, Pending>();
+  /** The last outcome of each case item, by id (the end-to-end test reads it). */
+  private readonly outcomes = new Map<string, unknown>();
   /** The continuous runs going on: the items they watch (undefined: all). */
   private readonly continuous = new Set<{ include: readonly vscode.TestItem[] | undefined; token: vscode.CancellationToken }>();
 
@@ -91,7 +93,9 @@ export class TestingView {
     const items: unknown[] = [];
     this.controller.items.forEach((file) => {
       const cases: unknown[] = [];
-      file.children.forEach((c) => cases.push({ id: c.id, label: c.label, line: c.range?.start.line }));
+      file.children.forEach((c) =>
+        cases.push({ id: c.id, label: c.label, line: c.range?.start.line, outcome: this.outcomes.get(c.id) }),
+      );
       items.push({ id: file.id, label: file.label, cases });
     });
     return items;
@@ -220,6 +224,7 @@ export class TestingView {
 
   private report(run: vscode.TestRun, item: vscode.TestItem, event: CaseFinished): void {
     const outcome = caseOutcome(event, item.range && toLsp(item.range));
+    this.outcomes.set(item.id, { ...outcome, traceLink: traceLink(event) });
     if (outcome.passed) {
       run.passed(item, outcome.durationMs);
       return;
