@@ -131,6 +131,12 @@ function makeWorkspace() {
   const ws = dirs.workspace;
   for (const file of ['word-stats.md', 'word-stats.test.yaml']) fs.copyFileSync(path.join(root, 'examples', file), path.join(ws, file));
   for (const file of ['promptforge.toml', 'page-fetcher.md']) fs.copyFileSync(path.join(root, 'examples/tools', file), path.join(ws, file));
+  // The Testing view's failure: a case of word-stats that expects a wrong result
+  // (a fixture of this test, not an example).
+  fs.writeFileSync(
+    path.join(ws, 'word-stats-wrong.test.yaml'),
+    'prompt: word-stats.md\ncases:\n  - name: expects a wrong count\n    args: "one two"\n    expect:\n      result: "3 words"\n',
+  );
   fs.writeFileSync(
     path.join(ws, 'broken.md'),
     prompt('broken', 'plugins:\n  - promptforge/web\ntools:\n  grab: promptforge/web/fetchh\n', "```lua\nreturn tools.call('grab', { url = args })\n```\n"),
@@ -540,6 +546,7 @@ async function checks(page) {
 
   // 8. The PromptForge Runs view and Run Offline (preview).
   await runsView(page);
+  await testingView(page);
 
   // 9. The debugger (promptforge dap).
   await debugging(page);
@@ -859,6 +866,49 @@ async function runsView(page) {
   if (folderOpen) await page.locator('.pane-header[aria-expanded="false"]', { has: page.locator('.title', { hasText: /^workspace$/i }) }).first().click();
   await rpc(page, { op: 'command', command: 'workbench.action.closeAllEditors' });
   await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+}
+
+/**
+ * The Testing view: it lists the workspace's test files and their cases (from
+ * `promptforge/tests`), Run All runs them, the wrong case fails with its
+ * message at its `result:` line, a diff and a link to its trace.
+ */
+async function testingView(page) {
+  const testing = () => rpc(page, { op: 'testing' });
+  const listed = await waitFor('the Testing view to list the test files', async () => {
+    const files = await testing();
+    return files?.length >= 2 ? files : undefined;
+  });
+  const examples = listed.find((f) => f.label === 'word-stats.test.yaml');
+  const expectedCases = fs.readFileSync(path.join(folder, 'word-stats.test.yaml'), 'utf8').match(/^ {2}- name: .*$/gm).length;
+  if (examples?.cases.length !== expectedCases) throw new Error(`the listed cases: ${JSON.stringify(listed)}`);
+  const nameLine = lineOf('word-stats.test.yaml', /^ {2}- name: counts four words/);
+  if (examples.cases.find((c) => c.label === 'counts four words')?.line !== nameLine) throw new Error(`the case's line: ${JSON.stringify(examples)}`);
+  log(`the Testing view lists ${listed.length} test files, word-stats.test.yaml with ${expectedCases} cases`);
+
+  await rpc(page, { op: 'command', command: 'workbench.view.testing.focus' });
+  await rpc(page, { op: 'command', command: 'testing.runAll' });
+  const ran = await waitFor('every case to have a result', async () => {
+    const files = await testing();
+    return files.every((f) => f.cases.every((c) => c.outcome)) ? files : undefined;
+  }, 90000);
+  const failed = ran.flatMap((f) => f.cases).filter((c) => !c.outcome.passed);
+  if (failed.length !== 1 || failed[0].label !== 'expects a wrong count') throw new Error(`the failed cases: ${JSON.stringify(failed)}`);
+  const [message] = failed[0].outcome.messages;
+  const resultLine = lineOf('word-stats-wrong.test.yaml', /^ {6}result:/);
+  if (message.message !== 'expect.result: the result differs' || message.range?.start.line !== resultLine
+    || message.expected !== '3 words' || !message.actual?.startsWith('2 words')) {
+    throw new Error(`the failure's message: ${JSON.stringify(failed[0].outcome)}`);
+  }
+  if (!failed[0].outcome.traceLink?.startsWith('[Open trace](command:promptforge.showTrace?')) throw new Error(`no trace link: ${JSON.stringify(failed[0].outcome)}`);
+  log(`Run All: one failure, "${message.message}" at line ${resultLine + 1} with a diff and a trace link`);
+  await rpc(page, { op: 'command', command: 'notifications.clearAll' });
+  await rpc(page, { op: 'command', command: 'testing.expandAll' }).catch(() => undefined);
+  await rpc(page, { op: 'command', command: 'testing.showMostRecentOutput' }).catch(() => undefined);
+  await page.mouse.move(700, 850);
+  await shot(page, 'testing-view.png');
+  await rpc(page, { op: 'command', command: 'workbench.action.closePanel' });
+  await rpc(page, { op: 'command', command: 'workbench.view.explorer' });
 }
 
 /** Drags the side bar's right edge to `x`; returns where it was. */

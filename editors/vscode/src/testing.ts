@@ -19,6 +19,7 @@ import {
   type TestsAnswer,
   traceLink,
 } from './logic/testing.mts';
+import { allowedInThisWorkspace } from './trust.ts';
 
 /** What the Testing view needs of the server. */
 export interface TestingServer {
@@ -166,10 +167,8 @@ export class TestingView {
   }
 
   private async runRequest(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
-    if (!vscode.workspace.isTrusted) {
-      void vscode.window.showErrorMessage('PromptForge: running prompt tests needs a trusted workspace.');
-      return;
-    }
+    // Running tests is the trusted command `promptforge.runTests` (refused in Restricted Mode).
+    if (!allowedInThisWorkspace('promptforge.runTests')) return;
     if (request.continuous) {
       const watch = { include: request.include, token };
       this.continuous.add(watch);
