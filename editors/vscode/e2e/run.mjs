@@ -905,6 +905,11 @@ async function testingView(page) {
   await rpc(page, { op: 'command', command: 'notifications.clearAll' });
   await rpc(page, { op: 'command', command: 'testing.expandAll' }).catch(() => undefined);
   await rpc(page, { op: 'command', command: 'testing.showMostRecentOutput' }).catch(() => undefined);
+  // The failure in the Test Results panel: its expected and actual texts side by side.
+  await page.locator('.monaco-list-row', { hasText: 'expect.result: the result differs' }).first().click();
+  await page.locator('.monaco-diff-editor .view-line', { hasText: '3 words' }).first().waitFor({ state: 'visible' });
+  await page.locator('.monaco-diff-editor .view-line', { hasText: message.actual }).first().waitFor({ state: 'visible' });
+  log('the Test Results panel shows the failure as a diff');
   await page.mouse.move(700, 850);
   await shot(page, 'testing-view.png');
   await rpc(page, { op: 'command', command: 'workbench.action.closePanel' });
