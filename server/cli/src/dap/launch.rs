@@ -1,13 +1,18 @@
 //! `launch`: the prompt the client names, run exactly as `promptforge run` runs
 //! it (the text on disk, the same configuration discovery and Host, the seed),
-//! with the run's log and its outcome sent to the client as `output` events.
+//! with the run's log and its outcome sent to the client as `output` events. With
+//! `case`, `program` is a prompt test file and that case runs as `promptforge
+//! test` runs it (its scripts, store and input), its verdict sent as output; the
+//! frames and breakpoints are then the tested prompt's.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use promptforge_engine::input::ScriptedInput;
+use promptforge_engine::prompt_tests::{run_case, CaseOptions};
 use promptforge_engine::run::{run_text, Debugger, RunEvents, RunOptions};
 use promptforge_engine::{RunErrorKind, Store};
+use promptforge_syntax::test_file::Case;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -42,6 +47,24 @@ pub struct LaunchArguments {
     /// one is asked); past them `input.ask` raises `input_unavailable`.
     #[serde(default)]
     pub input: Vec<String>,
+    /// With `program` a prompt test file: the case of this name runs.
+    #[serde(default)]
+    pub case: Option<String>,
+    /// The case to run, read from the test file `launch` named (then `program`
+    /// is the prompt it tests).
+    #[serde(skip)]
+    pub tested: Option<TestedCase>,
+}
+
+/// A case launched from its test file.
+#[derive(Debug)]
+pub struct TestedCase {
+    /// The test file, as the client named it.
+    pub test_file: PathBuf,
+    /// The case.
+    pub case: Case,
+    /// The prompt's text.
+    pub prompt: String,
 }
 
 impl LaunchArguments {
@@ -50,6 +73,11 @@ impl LaunchArguments {
         let mut launch: LaunchArguments = serde_json::from_value(arguments.clone())
             .map_err(|e| format!("invalid launch arguments: {e}"))?;
         launch.argument_string()?;
+        if let Some(name) = launch.case.clone() {
+            let tested = read_case(&launch.program, &name)?;
+            launch.program = tested.1;
+            launch.tested = Some(tested.0);
+        }
         // Frames name the prompt by this path: absolute, whatever the client sent.
         if let Ok(absolute) = std::path::absolute(&launch.program) {
             launch.program = absolute;
@@ -95,6 +123,37 @@ impl RunEvents for OutputEvents {
     }
 }
 
+/// The case `name` of the test file `path`, and the path of the prompt it tests;
+/// the error is the launch's message.
+fn read_case(path: &std::path::Path, name: &str) -> Result<(TestedCase, PathBuf), String> {
+    let display = path.display().to_string();
+    let text = crate::files::read_text(path).map_err(|reason| format!("{display}: {reason}"))?;
+    let loaded = crate::test::load::load(path, &display, text)
+        .ok_or_else(|| format!("{display}: {}", crate::problem::INTERNAL_ERROR))?;
+    if let Some(problem) = loaded
+        .problems
+        .iter()
+        .find(|p| p.severity == promptforge_syntax::Severity::Error)
+    {
+        return Err(crate::output::text_line(problem));
+    }
+    let case = loaded
+        .file
+        .cases
+        .into_iter()
+        .find(|c| c.name.as_ref().is_some_and(|n| n.value == name))
+        .ok_or_else(|| format!("{display} has no case named {name:?}"))?;
+    let (prompt_path, prompt) = loaded
+        .prompt
+        .ok_or_else(|| format!("{display}: its prompt cannot be read"))?;
+    let tested = TestedCase {
+        test_file: path.to_path_buf(),
+        case,
+        prompt,
+    };
+    Ok((tested, prompt_path))
+}
+
 /// Runs the launched prompt until it ends or `cancel` fires, sends its outcome
 /// (`output`, then `exited` with `run`'s exit status), and returns that status.
 /// A prompt that cannot be read or configured is reported the same way.
@@ -105,6 +164,9 @@ pub async fn run(
     cancel: CancellationToken,
     debugger: Option<Arc<Debugger>>,
 ) -> i64 {
+    if let Some(tested) = &launch.tested {
+        return run_tested(tested, &launch, global, out, cancel, debugger).await;
+    }
     let display = launch.program.display().to_string();
     let prepared = prepare(&launch, global);
     let (text, host, store) = match prepared {
@@ -147,6 +209,66 @@ pub async fn run(
     status
 }
 
+/// Runs a launched case as `promptforge test` runs it and sends its verdict as
+/// `promptforge test` prints it; returns 0 when it passed, else 1 (2: its Host
+/// cannot be made).
+async fn run_tested(
+    tested: &TestedCase,
+    launch: &LaunchArguments,
+    global: &GlobalArgs,
+    out: &Outgoing,
+    cancel: CancellationToken,
+    debugger: Option<Arc<Debugger>>,
+) -> i64 {
+    let host = match host_of(launch, global) {
+        Ok(host) => host,
+        Err(message) => {
+            out.event(
+                "output",
+                json!({ "category": "stderr", "output": format!("{message}\n") }),
+            )
+            .await;
+            return 2;
+        }
+    };
+    let options = CaseOptions {
+        cancel,
+        events: Arc::new(OutputEvents { out: out.clone() }),
+        debugger,
+        ..CaseOptions::default()
+    };
+    let report = run_case(&host, &tested.prompt, &tested.case, options).await;
+    let file = tested.test_file.display();
+    let mut text = if report.passed() {
+        format!("ok      {file}: {}\n", report.name)
+    } else {
+        format!("FAILED  {file}: {}\n", report.name)
+    };
+    for failure in &report.failures {
+        text.push_str(&failure.render());
+        text.push('\n');
+    }
+    let category = if report.passed() { "stdout" } else { "stderr" };
+    out.event("output", json!({ "category": category, "output": text }))
+        .await;
+    i64::from(!report.passed())
+}
+
+/// The Host of the launched prompt's folder, as `run` makes it.
+fn host_of(
+    launch: &LaunchArguments,
+    global: &GlobalArgs,
+) -> Result<promptforge_engine::host::Host, String> {
+    let mut global = global.clone();
+    if launch.config.is_some() {
+        global.config.clone_from(&launch.config);
+    }
+    let dir = host_setup::prompt_dir(&launch.program);
+    let config =
+        host_setup::load_config(&global, Some(dir)).map_err(|e| format!("promptforge: {e}"))?;
+    host_setup::host_of(config).map_err(|e| format!("promptforge: {e}"))
+}
+
 /// The prompt's text, its Host and its store, found as `run` finds them; the
 /// error is the line `run` would print.
 fn prepare(
@@ -161,14 +283,7 @@ fn prepare(
         let lines: Vec<String> = problems.iter().map(crate::output::text_line).collect();
         return Err(lines.join("\n"));
     }
-    let mut global = global.clone();
-    if launch.config.is_some() {
-        global.config.clone_from(&launch.config);
-    }
-    let dir = host_setup::prompt_dir(&launch.program);
-    let config =
-        host_setup::load_config(&global, Some(dir)).map_err(|e| format!("promptforge: {e}"))?;
-    let mut host = host_setup::host_of(config).map_err(|e| format!("promptforge: {e}"))?;
+    let mut host = host_of(launch, global)?;
     if !launch.input.is_empty() {
         host.set_input(Some(Arc::new(ScriptedInput::new(launch.input.clone()))));
     }

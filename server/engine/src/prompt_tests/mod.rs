@@ -96,6 +96,9 @@ pub struct CaseOptions {
     pub trace: bool,
     /// Runs every live case this many times (`--repeat`), over its `repeat:`.
     pub repeat: Option<u64>,
+    /// Runs the case under this debugger (`promptforge dap`'s launch of a case):
+    /// once, whatever its `repeat:`.
+    pub debugger: Option<Arc<crate::run::Debugger>>,
 }
 
 impl Default for CaseOptions {
@@ -105,6 +108,7 @@ impl Default for CaseOptions {
             events: Arc::new(crate::run::NoEvents),
             trace: false,
             repeat: None,
+            debugger: None,
         }
     }
 }
@@ -120,8 +124,10 @@ pub async fn run_case(base: &Host, prompt: &str, case: &Case, options: CaseOptio
     let name = case.name.as_ref().map_or("", |n| n.value.as_str());
     let seed = case.seed.unwrap_or_else(|| default_seed(name));
     match repeats::runs_of(case, &options) {
-        Some(runs) => repeats::run_repeated(base, prompt, case, options, seed, runs).await,
-        None => run_once(base, prompt, case, options, seed).await,
+        Some(runs) if options.debugger.is_none() => {
+            repeats::run_repeated(base, prompt, case, options, seed, runs).await
+        }
+        _ => run_once(base, prompt, case, options, seed).await,
     }
 }
 
@@ -159,7 +165,7 @@ pub(crate) async fn run_once(
         args: case.args.clone(),
         seed: Some(seed),
         cancel: stop,
-        debugger: None,
+        debugger: options.debugger.clone(),
         trace: options.trace || requests::needs_trace(&case.expect),
     };
     let host = Arc::new(host);
