@@ -913,6 +913,22 @@ async function testingView(page) {
   await page.mouse.move(700, 850);
   await shot(page, 'testing-view.png');
   await rpc(page, { op: 'command', command: 'workbench.action.closePanel' });
+
+  // The Debug profile: each case in its own `promptforge dap` session (launch
+  // with `case`), its exit code its result, the failed one with its verdict.
+  await rpc(page, { op: 'command', command: 'testing.debugAll' });
+  const debugged = await waitFor('every case to have a result of the Debug profile', async () => {
+    const files = await testing();
+    return files.every((f) => f.cases.every((c) => c.outcome?.profile === 'debug')) ? files : undefined;
+  }, 120000);
+  const debugFailed = debugged.flatMap((f) => f.cases).filter((c) => !c.outcome.passed);
+  const verdict = debugFailed[0]?.outcome.messages[0]?.message ?? '';
+  if (debugFailed.length !== 1 || debugFailed[0].label !== 'expects a wrong count'
+    || !verdict.includes('FAILED') || !verdict.includes('expect.result: the result differs')) {
+    throw new Error(`the Debug profile's results: ${JSON.stringify(debugFailed)}`);
+  }
+  await waitFor('the debug sessions to end', async () => { const state = await debugState(page); return !state.active && state.sessions.every((s) => s.ended); });
+  log(`the Debug profile debugged every case, one session each; the failed one: ${verdict.split('\n')[0]}`);
   await rpc(page, { op: 'command', command: 'workbench.view.explorer' });
 }
 

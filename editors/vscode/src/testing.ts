@@ -2,7 +2,9 @@
 // items are the test files and their cases as `promptforge/tests` lists them,
 // kept current on saves and file changes; a Run profile and a continuous-run
 // profile that run `promptforge.test` and map each `caseFinished` to the case's
-// result (the decisions are in logic/testing.mts).
+// result (the decisions are in logic/testing.mts); a Debug profile that runs
+// each chosen case under the debugger (`promptforge dap`, launch with `case`),
+// one session after another, the session's exit code its result.
 
 import * as vscode from 'vscode';
 import type { RunEvent } from './logic/events.mts';
@@ -19,6 +21,7 @@ import {
   type TestsAnswer,
   traceLink,
 } from './logic/testing.mts';
+import { caseDebugConfiguration, DEBUG_TYPE } from './logic/debug.mts';
 import { allowedInThisWorkspace } from './trust.ts';
 
 /** What the Testing view needs of the server. */
@@ -54,6 +57,8 @@ export class TestingView {
   private readonly continuous = new Set<{ include: readonly vscode.TestItem[] | undefined; token: vscode.CancellationToken }>();
 
   private readonly server: TestingServer;
+  /** The cases being debugged, by session name: how their session ended. */
+  private readonly debugged = new Map<string, { exitCode?: number; stderr: string }>();
 
   /** `showTrace` opens a failed case's kept trace (the link in its message). */
   constructor(
@@ -64,6 +69,8 @@ export class TestingView {
     this.server = server;
     const run = (request: vscode.TestRunRequest, token: vscode.CancellationToken) => this.runRequest(request, token);
     this.controller.createRunProfile('Run', vscode.TestRunProfileKind.Run, run, true, undefined, true);
+    const debug = (request: vscode.TestRunRequest, token: vscode.CancellationToken) => this.debugRequest(request, token);
+    this.controller.createRunProfile('Debug', vscode.TestRunProfileKind.Debug, debug, true);
     this.controller.refreshHandler = () => this.refresh();
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.test.yaml');
     context.subscriptions.push(
@@ -74,6 +81,18 @@ export class TestingView {
       watcher.onDidDelete((uri) => this.forget(uri.toString())),
       vscode.workspace.onDidSaveTextDocument((document) => void this.saved(document.uri.toString())),
       vscode.commands.registerCommand(SHOW_TRACE_COMMAND, (argument) => showTrace(argument)),
+      // What a case's debug session ends with: its exit code and its verdict text.
+      vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, {
+        createDebugAdapterTracker: (session) => ({
+          onDidSendMessage: (message: { type?: string; event?: string; body?: { exitCode?: number; category?: string; output?: string } }) => {
+            if (message.type !== 'event' || !this.debugged.has(session.configuration.name)) return;
+            const ending = this.debugged.get(session.configuration.name);
+            if (!ending) return;
+            if (message.event === 'exited') ending.exitCode = message.body?.exitCode;
+            if (message.event === 'output' && message.body?.category === 'stderr') ending.stderr += message.body.output ?? '';
+          },
+        }),
+      }),
     );
   }
 
@@ -176,6 +195,60 @@ export class TestingView {
       return;
     }
     await this.execute(request, token);
+  }
+
+  /**
+   * The Debug profile: each chosen case (a file's: its scripted cases) in its own
+   * debug session, one after another; exit code 0 passes it, another fails it
+   * with the verdict the adapter printed.
+   */
+  private async debugRequest(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    if (!allowedInThisWorkspace('promptforge.debug')) return;
+    const run = this.controller.createTestRun(request);
+    const excluded = new Set(request.exclude ?? []);
+    const cases: vscode.TestItem[] = [];
+    const roots: vscode.TestItem[] = [];
+    if (request.include) roots.push(...request.include);
+    else this.controller.items.forEach((item) => roots.push(item));
+    for (const item of roots) {
+      if (excluded.has(item)) continue;
+      if (item.parent) cases.push(item);
+      else {
+        const listed = this.files.get(item.id);
+        item.children.forEach((c) => {
+          if (!excluded.has(c) && !listed?.cases.find((l) => l.name === c.label)?.live) cases.push(c);
+        });
+      }
+    }
+    for (const item of cases) {
+      if (token.isCancellationRequested) break;
+      const file = item.parent;
+      if (!file?.uri) continue;
+      run.started(item);
+      const config = caseDebugConfiguration(file.uri.fsPath, String(item.label));
+      const ending = { exitCode: undefined as number | undefined, stderr: '' };
+      this.debugged.set(config.name, ending);
+      const ended = new Promise<void>((resolve) => {
+        const done = vscode.debug.onDidTerminateDebugSession((session) => {
+          if (session.configuration.name !== config.name) return;
+          done.dispose();
+          resolve();
+        });
+      });
+      const folder = vscode.workspace.getWorkspaceFolder(file.uri);
+      const started = await vscode.debug.startDebugging(folder, config, { testRun: run });
+      if (started) await ended;
+      this.debugged.delete(config.name);
+      const passed = started && ending.exitCode === 0;
+      const message = !started
+        ? 'the debug session did not start'
+        : ending.stderr.trim() || `the session ended with exit code ${ending.exitCode}`;
+      if (!started) run.errored(item, new vscode.TestMessage(message));
+      else if (passed) run.passed(item);
+      else run.failed(item, new vscode.TestMessage(message));
+      this.outcomes.set(item.id, { passed, profile: 'debug', messages: passed ? [] : [{ message }] });
+    }
+    run.end();
   }
 
   private async execute(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {

@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import {
   adapterArgs,
+  CASE_NEEDS_TEST_FILE,
+  caseDebugConfiguration,
   DEBUG_TYPE,
   debugConfiguration,
   isPromptDocument,
@@ -144,3 +146,27 @@ test('package.json contributes the debugger, its breakpoints and the Debug comma
     assert.ok(manifest.activationEvents.includes(event), event);
   }
 });
+
+test('the Testing view debugs a case: its test file as program, the case by name', () => {
+  assert.deepEqual(caseDebugConfiguration('/ws/word-stats.test.yaml', 'counts four words'), {
+    type: 'promptforge',
+    request: 'launch',
+    name: 'Debug word-stats.test.yaml: counts four words',
+    program: '/ws/word-stats.test.yaml',
+    case: 'counts four words',
+  });
+  const access = { folder: '/ws', readText: (_file: string) => undefined };
+  const base = { type: 'promptforge', request: 'launch', name: 'n' };
+  // The adapter reads the test file and its prompt; the extension only checks the name.
+  assert.deepEqual(resolveSubstituted({ ...base, program: 'a.test.yaml', case: 'one' }, access), {
+    ok: true,
+    config: { ...base, program: '/ws/a.test.yaml', case: 'one' },
+  });
+  assert.deepEqual(resolveSubstituted({ ...base, program: 'a.md', case: 'one' }, access), {
+    ok: false,
+    message: CASE_NEEDS_TEST_FILE,
+  });
+  const wrong = resolveConfiguration({ ...base, program: 'a.test.yaml', case: 3 as unknown as string }, undefined);
+  assert.match(!wrong.ok ? wrong.message : '', /"case" must be a string/);
+});
+

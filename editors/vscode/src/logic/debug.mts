@@ -22,6 +22,8 @@ export interface LaunchConfiguration {
   config?: string;
   stopOnEntry?: boolean;
   noDebug?: boolean;
+  /** With `program` a prompt test file: the case of this name runs. */
+  case?: string;
   [key: string]: unknown;
 }
 
@@ -46,6 +48,20 @@ export function sessionName(program: string): string {
 export function debugConfiguration(fsPath: string): LaunchConfiguration {
   return { type: DEBUG_TYPE, request: 'launch', name: sessionName(fsPath), program: fsPath };
 }
+
+/** The launch configuration that debugs the case `caseName` of the test file at `fsPath`. */
+export function caseDebugConfiguration(fsPath: string, caseName: string): LaunchConfiguration {
+  return {
+    type: DEBUG_TYPE,
+    request: 'launch',
+    name: `Debug ${baseName(fsPath)}: ${caseName}`,
+    program: fsPath,
+    case: caseName,
+  };
+}
+
+/** The message for `case` with a `program` that is not a prompt test file. */
+export const CASE_NEEDS_TEST_FILE = 'PromptForge: with "case", "program" must be a prompt test file (a .test.yaml file).';
 
 /** The message when there is no prompt to debug. */
 export const NO_PROMPT =
@@ -72,6 +88,7 @@ function attributeProblem(config: LaunchConfiguration): string | undefined {
   }
   if (file !== undefined && typeof file !== 'string') return '"config" must be a string (a promptforge.toml)';
   if (stopOnEntry !== undefined && typeof stopOnEntry !== 'boolean') return '"stopOnEntry" must be true or false';
+  if (config.case !== undefined && typeof config.case !== 'string') return '"case" must be a string (a case\'s name)';
   return undefined;
 }
 
@@ -126,6 +143,10 @@ export function resolveSubstituted(given: LaunchConfiguration, files: FileAccess
   const config: LaunchConfiguration = { ...given, program: absolute(given.program) };
   if (typeof given.config === 'string' && given.config !== '') config.config = absolute(given.config);
   const program = config.program as string;
+  if (typeof config.case === 'string') {
+    // A case's test file: the adapter reads it and the prompt it names.
+    return program.endsWith('.test.yaml') ? { ok: true, config } : { ok: false, message: CASE_NEEDS_TEST_FILE };
+  }
   const text = files.readText(program);
   if (text === undefined) {
     return { ok: false, message: `PromptForge: cannot debug ${program}: the file cannot be read.` };
