@@ -128,7 +128,7 @@ test('package.json contributes the debugger, its breakpoints and the Debug comma
   const [debuggerEntry] = contributes.debuggers;
   assert.equal(debuggerEntry.type, DEBUG_TYPE);
   assert.deepEqual(debuggerEntry.languages, ['promptforge']);
-  assert.deepEqual(Object.keys(debuggerEntry.configurationAttributes.launch.properties), ['program', 'args', 'seed', 'config', 'stopOnEntry']);
+  assert.deepEqual(Object.keys(debuggerEntry.configurationAttributes.launch.properties), ['program', 'args', 'seed', 'config', 'stopOnEntry', 'case']);
   assert.deepEqual(debuggerEntry.initialConfigurations[0].program, '${file}');
   assert.deepEqual(
     debuggerEntry.configurationSnippets.map((s: { label: string }) => s.label),
