@@ -176,19 +176,14 @@ mod tests {
     }
 
     #[test]
-    fn lines_inside_a_message_count_the_file() {
+    fn lines_inside_lua_s_own_message_count_the_file() {
         // Issue 23, trap 5: the block's code starts on the file's line 9 (0-based 8).
         let err = check_syntax("local x = (1 +\n  2\nreturn x\n").unwrap_err();
         assert_eq!(
             in_file_lines(&err.message, 8),
             "')' expected (to close '(' at line 9) near 'return'"
         );
-        assert_eq!(
-            in_file_lines("label 'a' already defined on line 2", 20),
-            "label 'a' already defined on line 22"
-        );
-        assert_eq!(in_file_lines("no line here", 3), "no line here");
-        assert_eq!(in_file_lines("at line x", 3), "at line x");
+        // (in_file_lines on its own is the syntax crate's test.)
     }
 
     #[test]

@@ -171,14 +171,7 @@ pub async fn run(
     let prepared = prepare(&launch, global);
     let (text, host, store) = match prepared {
         Ok(parts) => parts,
-        Err(message) => {
-            out.event(
-                "output",
-                json!({ "category": "stderr", "output": format!("{message}\n") }),
-            )
-            .await;
-            return 2;
-        }
+        Err(message) => return refused(out, &message).await,
     };
     let events = Arc::new(OutputEvents { out: out.clone() });
     let options = RunOptions {
@@ -209,6 +202,17 @@ pub async fn run(
     status
 }
 
+/// Sends `message` (why the launched prompt or case cannot run) on `stderr`;
+/// returns `run`'s exit status for it, 2.
+async fn refused(out: &Outgoing, message: &str) -> i64 {
+    out.event(
+        "output",
+        json!({ "category": "stderr", "output": format!("{message}\n") }),
+    )
+    .await;
+    2
+}
+
 /// Runs a launched case as `promptforge test` runs it and sends its verdict as
 /// `promptforge test` prints it; returns 0 when it passed, else 1 (2: its Host
 /// cannot be made).
@@ -222,14 +226,7 @@ async fn run_tested(
 ) -> i64 {
     let host = match host_of(launch, global) {
         Ok(host) => host,
-        Err(message) => {
-            out.event(
-                "output",
-                json!({ "category": "stderr", "output": format!("{message}\n") }),
-            )
-            .await;
-            return 2;
-        }
+        Err(message) => return refused(out, &message).await,
     };
     let options = CaseOptions {
         cancel,

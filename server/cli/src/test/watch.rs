@@ -70,6 +70,13 @@ impl Inputs {
         }
     }
 
+    /// Adds what `other` read.
+    fn absorb(&mut self, other: Inputs) {
+        self.tests.extend(other.tests);
+        self.prompts.extend(other.prompts);
+        self.configs.extend(other.configs);
+    }
+
     /// The folders to watch, each once (a folder named on the command line
     /// recursively; the folder of each other file alone).
     fn folders(&self, named: &[PathBuf]) -> Vec<(PathBuf, RecursiveMode)> {
@@ -168,9 +175,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         }
         let next = super::pass(args, global, &scope);
         // What this pass did not read (another scope) still matters next time.
-        pass.inputs.tests.extend(next.inputs.tests);
-        pass.inputs.prompts.extend(next.inputs.prompts);
-        pass.inputs.configs.extend(next.inputs.configs);
+        pass.inputs.absorb(next.inputs);
     }
 }
 
