@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the reference MCP server `@modelcontextprotocol/server-everything`
 # into target/mcp, where the engine's MCP Plugin tests look for it
-# (server/engine/tests/mcp_everything.rs; override with PROMPTFORGE_MCP_EVERYTHING
+# (server/mcp/tests/mcp_everything.rs; override with PROMPTFORGE_MCP_EVERYTHING
 # pointing at the package's dist/index.js). Needs node and npm.
 set -euo pipefail
 

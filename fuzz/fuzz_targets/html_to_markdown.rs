@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use promptforge_engine::plugins::web::content::{self, Kind};
+use promptforge_web::content::{self, Kind};
 use url::Url;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -9,6 +9,7 @@
 //!   system, the network or processes in their sources;
 //! - no protocol types below the language server: only `server/lsp` names
 //!   `tower-lsp` or `lsp-types`;
+//! - the engine holds no extension: no HTTP or MCP client, no HTML parser;
 //! - every crate is described in the book's table of who owns what.
 
 use std::collections::BTreeMap;
@@ -37,9 +38,20 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     // The shipped extensions know the engine's public traits only.
     ("promptforge-providers", &["promptforge-engine"]),
+    ("promptforge-web", &["promptforge-engine"]),
+    // The syntax crate for the one rule of a tool name's segment.
+    (
+        "promptforge-mcp",
+        &["promptforge-engine", "promptforge-syntax"],
+    ),
     (
         "promptforge-shipped",
-        &["promptforge-engine", "promptforge-providers"],
+        &[
+            "promptforge-engine",
+            "promptforge-providers",
+            "promptforge-web",
+            "promptforge-mcp",
+        ],
     ),
     (
         "promptforge-lsp",
@@ -89,6 +101,10 @@ const IO_WORDS: &[&str] = &[
     "tokio",
     "canonicalize",
 ];
+
+/// The engine is the run: the network clients and parsers of the shipped
+/// extensions (model providers, web, MCP) live in their own crates.
+const NOT_IN_THE_ENGINE: &[&str] = &["reqwest", "rmcp", "html5ever", "htmd", "url"];
 
 /// The only crate that speaks the Language Server Protocol's types.
 const PROTOCOL_CRATE: &str = "promptforge-lsp";
@@ -223,6 +239,20 @@ fn the_crates_of_the_language_rules_do_no_io() {
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn the_engine_holds_no_extension_of_its_own() {
+    let engine = crates()
+        .into_iter()
+        .find(|c| c.name == "promptforge-engine")
+        .expect("the engine crate");
+    let held: Vec<&String> = engine
+        .dependencies
+        .iter()
+        .filter(|d| NOT_IN_THE_ENGINE.contains(&d.as_str()))
+        .collect();
+    assert!(held.is_empty(), "the engine depends on {held:?}");
 }
 
 #[test]

@@ -529,7 +529,7 @@ fn catalog_starts_mcp_servers_and_shows_what_they_skipped() {
     // host.md §3: an MCP server's tools become `ns/name/{tool}`; names outside the
     // segment grammar are skipped with a log line. Needs node (the stub server).
     let scratch = Scratch::new("catalog-mcp");
-    let stub = workspace_root().join("server/engine/tests/fixtures/mcp_stub.js");
+    let stub = workspace_root().join("server/mcp/tests/fixtures/mcp_stub.js");
     scratch.write(
         "promptforge.toml",
         format!(

@@ -282,7 +282,7 @@ fn node_missing() -> bool {
 /// never answers. A `stubborn` server outlives the end of its input (a timer keeps
 /// it alive), as a server may: only a kill ends it.
 fn slow_mcp_workspace(label: &str, stubborn: bool) -> (promptforge_tests::Scratch, String, String) {
-    let stub = workspace_root().join("server/engine/tests/fixtures/mcp_stub.js");
+    let stub = workspace_root().join("server/mcp/tests/fixtures/mcp_stub.js");
     let scratch = workspace(label, "");
     let server = if stubborn {
         let wrapper = format!(

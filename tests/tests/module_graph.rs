@@ -31,15 +31,6 @@ fn report(edges: &[Edge]) -> String {
     out
 }
 
-/// Circles between sibling subtrees that were there when the test learned to see
-/// them (issue 25, item 3), by crate folder and members: debt to pay down, not
-/// to add to. A circle not listed fails, and so does a listed one that is no
-/// longer found exactly (broken or grown), so the list only shrinks.
-const KNOWN_CIRCLES: &[(&str, &str)] = &[(
-    "engine",
-    "harness, host, plugins, prepare, requirements, run, store, testing",
-)];
-
 #[test]
 fn no_crate_has_an_import_cycle_between_its_modules() {
     let server = workspace_root().join("server");
@@ -52,48 +43,17 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     crates.sort();
     assert!(crates.len() >= 5, "only {} crates found", crates.len());
     let mut problems = String::new();
-    let mut known_found = Vec::new();
     let mut seen = 0;
     for dir in &crates {
-        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let (modules, edges) = graph(&dir.join("src"));
         // A crate that is only its root file has no graph.
         seen += modules.len();
-        let lifted = between_siblings(&edges);
-        let new: Vec<Edge> = lifted
-            .iter()
-            .filter(|edge| {
-                let circle = circles(&lifted).into_iter().find(|(members, _)| {
-                    members.contains(&edge.from) && members.contains(&edge.to)
-                });
-                match circle {
-                    Some((members, _)) => {
-                        let members = members.join(", ");
-                        let known = KNOWN_CIRCLES.contains(&(name, members.as_str()));
-                        if known {
-                            known_found.push((name.to_owned(), members));
-                        }
-                        !known
-                    }
-                    None => true,
-                }
-            })
-            .cloned()
-            .collect();
-        let found = report(&new);
+        let found = report(&between_siblings(&edges));
         if !found.is_empty() {
             let _ = writeln!(problems, "{}:\n{found}", dir.display());
         }
     }
     assert!(seen > 100, "only {seen} modules found under server/");
-    for (name, members) in KNOWN_CIRCLES {
-        if !known_found.iter().any(|(n, m)| n == name && m == members) {
-            let _ = writeln!(
-                problems,
-                "server/{name}: the known circle {members} is gone or changed: update KNOWN_CIRCLES"
-            );
-        }
-    }
     assert!(problems.is_empty(), "import cycles:\n{problems}");
 }
 

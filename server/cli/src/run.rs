@@ -216,7 +216,7 @@ async fn cancel_on_ctrl_c(cancel: CancellationToken) {
     cancel.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
         // The MCP servers, in process groups of their own, did not get the Ctrl-C.
-        promptforge_engine::plugins::mcp::kill_all_servers();
+        promptforge_shipped::kill_plugin_processes();
         std::process::exit(i32::from(Exit::Cancelled.code()));
     }
 }

@@ -8,7 +8,6 @@ pub mod host;
 pub mod input;
 pub mod messages;
 pub mod models;
-pub mod plugins;
 pub mod prepare;
 pub mod prompt_tests;
 pub mod requirements;

@@ -3,6 +3,7 @@
 //! script running out or left over, `input` answers, `store` seeds, the default
 //! seed, and each expectation's failure with its expected and actual text.
 
+use promptforge_engine::host::Extensions;
 use promptforge_engine::prompt_tests::{default_seed, run_case, CaseOptions, CaseReport};
 use promptforge_engine::testing::runs::block_on;
 use promptforge_engine::Host;
@@ -62,7 +63,7 @@ fn case(prompt: &str, yaml: &str, name: &str) -> CaseReport {
         .find(|c| c.name.as_ref().is_some_and(|n| n.value == name))
         .expect("the case is in the file")
         .clone();
-    let host = Host::offline();
+    let host = web_host();
     block_on(run_case(&host, prompt, &case, CaseOptions::default()))
 }
 
@@ -284,4 +285,11 @@ fn every_run_error_kind_is_one_the_test_file_accepts() {
             kind.as_str()
         );
     }
+}
+
+/// The offline Host with `promptforge/web` registered, as the shipped Host has it.
+fn web_host() -> Host {
+    let mut extensions = Extensions::new();
+    promptforge_web::register(&mut extensions);
+    Host::offline_with(&extensions)
 }

@@ -159,7 +159,7 @@ pub fn run_stdio() -> std::io::Result<bool> {
         let shut_down = serve_stdio().await;
         // A run that had not ended by then (its threads starved, say) leaves no
         // MCP server behind either.
-        promptforge_engine::plugins::mcp::kill_all_servers();
+        promptforge_shipped::kill_plugin_processes();
         shut_down
     });
     // The blocked stdin read would otherwise keep the process waiting for input.

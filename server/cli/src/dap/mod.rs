@@ -54,7 +54,7 @@ pub fn run(global: &GlobalArgs) -> Exit {
     let exit = runtime.block_on(async {
         let exit = serve(global.clone()).await;
         // No MCP server of a run still going outlives the session.
-        promptforge_engine::plugins::mcp::kill_all_servers();
+        promptforge_shipped::kill_plugin_processes();
         exit
     });
     // The blocked stdin read would otherwise keep the process waiting for input.

@@ -130,6 +130,3 @@ impl Catalog {
         &self.entries
     }
 }
-
-#[cfg(test)]
-mod tests;

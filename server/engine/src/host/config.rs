@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::trust::{Part, TrustNeed};
+use crate::store::StoreLimits;
 
 /// The file name searched from the prompt's folder upward.
 pub const PROJECT_FILE: &str = "promptforge.toml";
@@ -97,6 +98,9 @@ pub struct PluginConfig {
     pub dir: PathBuf,
 }
 
+/// The largest page `fetch` reads when `[web] max_fetch_bytes` is not set: 2 MiB.
+pub const DEFAULT_MAX_FETCH_BYTES: u64 = 2 * 1024 * 1024;
+
 /// The `[web]` table: the `promptforge/web` Plugin.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WebConfig {
@@ -163,8 +167,8 @@ impl Default for Limits {
             fanout_concurrency: 8,
             tool_output_bytes: 1_048_576,
             log_bytes: 16 * 1024 * 1024,
-            store_bytes: 256 * 1024 * 1024,
-            store_files: 100_000,
+            store_bytes: StoreLimits::default().bytes,
+            store_files: StoreLimits::default().files,
             trace_bytes: 16 * 1024 * 1024,
         }
     }

@@ -6,7 +6,7 @@
 use super::config::Limits;
 use super::layers::limit;
 use super::{DEFAULT_RETRIES, DEFAULT_TIMEOUT_S};
-use crate::plugins::web::fetch::DEFAULT_MAX_FETCH_BYTES;
+use crate::host::config::DEFAULT_MAX_FETCH_BYTES;
 
 /// Where a key is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 pub use config::{Config, ConfigError, Limits, ModelConfig, ProviderKind, TestConfig, TraceConfig};
 pub use discovery::{Discovery, Found, Loaded};
-pub use extensions::{Extensions, ProviderFactory};
+pub use extensions::{Env, Extensions, PluginFactory, ProviderFactory};
 pub use trust::{Part, TrustNeed, TrustPolicy};
 
 use crate::harness::{Harness, Services};
@@ -25,8 +25,6 @@ use crate::models::echo::EchoProvider;
 use crate::models::script::ScriptProvider;
 use crate::models::withheld::WithheldProvider;
 use crate::models::{ModelProvider, ProviderSettings};
-use crate::plugins::mcp::McpPlugin;
-use crate::plugins::web::WebPlugin;
 
 /// Seconds a model round may take when `timeout_s` is not set.
 pub const DEFAULT_TIMEOUT_S: u64 = 120;
@@ -113,9 +111,8 @@ impl Host {
             models.insert(name.clone(), built);
         }
         let mut harness = Harness::new();
-        harness.register(Arc::new(WebPlugin::from_config(&config.web, env)));
-        for (id, plugin) in &config.plugins {
-            harness.register(Arc::new(McpPlugin::from_config(id, plugin, env)));
+        for plugin in extensions.build_plugins(&config, env) {
+            harness.register(plugin);
         }
         Ok(Host {
             config,
@@ -133,14 +130,21 @@ impl Host {
         })
     }
 
-    /// The Host of the built-in defaults: no models (every label uses `echo`), and only
-    /// `promptforge/web` with its defaults (fetch of public addresses, no search).
+    /// The Host of the built-in defaults with no extensions: no models (every label
+    /// uses `echo`) and no Plugins.
     pub fn offline() -> Host {
+        Host::offline_with(&Extensions::new())
+    }
+
+    /// The Host of the built-in defaults: no models (every label uses `echo`), and
+    /// the Plugins `extensions` build for the default configuration with no
+    /// environment (`promptforge_shipped::offline`: `promptforge/web` with its
+    /// defaults, fetch of public addresses and no search).
+    pub fn offline_with(extensions: &Extensions) -> Host {
         let mut harness = Harness::new();
-        harness.register(Arc::new(WebPlugin::from_config(
-            &config::WebConfig::default(),
-            &|_| None,
-        )));
+        for plugin in extensions.build_plugins(&Config::default(), &|_| None) {
+            harness.register(plugin);
+        }
         Host {
             config: Config::default(),
             harness,

@@ -67,11 +67,11 @@ pub struct StoreLimits {
 }
 
 impl Default for StoreLimits {
+    /// 256 MiB in at most 100,000 files (`[limits] store_bytes`, `store_files`).
     fn default() -> Self {
-        let limits = crate::host::Limits::default();
         StoreLimits {
-            bytes: limits.store_bytes,
-            files: limits.store_files,
+            bytes: 256 * 1024 * 1024,
+            files: 100_000,
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Hosts for tests: the scripted model (plain or recording every request), a Host
 //! with a scripted model and one Plugin, and a Plugin activation.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -10,7 +9,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::tools::{FixedPlugin, TestTool};
 use crate::harness::{Activation, Services};
-use crate::host::Config;
 use crate::models::script::{parse_turns, ScriptProvider};
 use crate::models::{ModelError, ModelProvider, ModelReply, ModelRequest};
 use crate::{Host, Store};
@@ -111,14 +109,6 @@ impl TestHost {
             .map(|r| r.tools.iter().map(|t| t.name.clone()).collect())
             .collect()
     }
-}
-
-/// The Host of a configuration whose `[web]` table sets `allow_private_addresses`
-/// (its web Plugin can then fetch from loopback, or not).
-pub fn web_config_host(allow_private_addresses: bool) -> Host {
-    let text = format!("[web]\nallow_private_addresses = {allow_private_addresses}\n");
-    let config = Config::parse(&text, Path::new("promptforge.toml")).expect("the configuration");
-    Host::with_env(config, &|_| None).expect("the Host")
 }
 
 /// An activation with an in-memory filesystem, no services and `cancel`.

@@ -1,5 +1,10 @@
-use super::*;
-use crate::testing::tools::{FixedPlugin, TestTool};
+//! The catalog admits a Plugin's tools under its id only; the Harness looks
+//! Plugin ids up exactly.
+
+use std::sync::Arc;
+
+use promptforge_engine::harness::{Catalog, Harness};
+use promptforge_engine::testing::tools::{FixedPlugin, TestTool};
 
 #[test]
 fn catalog_admits_only_tools_under_the_plugin_id() {

@@ -11,9 +11,9 @@ use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use super::messages;
-use super::SEARCH_TOOL;
-use crate::harness::{Tool, ToolError, ToolId, ToolOutput, Trust};
+use crate::messages;
+use crate::SEARCH_TOOL;
+use promptforge_engine::harness::{Tool, ToolError, ToolId, ToolOutput, Trust};
 
 /// The time one search may take.
 pub const DEFAULT_SEARCH_TIMEOUT: Duration = Duration::from_secs(30);

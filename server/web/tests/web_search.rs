@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use promptforge_engine::harness::{Plugin, Tool, ToolError, ToolOutput, Trust};
-use promptforge_engine::host::Config;
-use promptforge_engine::plugins::web::{WebPlugin, PLUGIN_ID};
+use promptforge_engine::host::{Config, Extensions};
 use promptforge_engine::testing::activation;
 use promptforge_engine::testing::http::{refusing_url, Reply, Server};
 use promptforge_engine::Host;
+use promptforge_web::{WebPlugin, PLUGIN_ID};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -331,8 +331,10 @@ async fn search_is_not_contributed_when_unconfigured() {
 }
 
 #[tokio::test]
-async fn every_host_registers_the_web_plugin() {
-    let offline = Host::offline();
+async fn a_host_with_the_web_plugin_registered_offers_fetch_and_search_when_configured() {
+    let mut extensions = Extensions::new();
+    promptforge_web::register(&mut extensions);
+    let offline = Host::offline_with(&extensions);
     assert!(offline.harness().ids().contains(&PLUGIN_ID.to_owned()));
     let ids: Vec<String> = tools_of(offline.harness().get(PLUGIN_ID).unwrap().as_ref())
         .await
@@ -344,9 +346,11 @@ async fn every_host_registers_the_web_plugin() {
     let config = web_config(
         "[web]\nsearch_endpoint = \"http://127.0.0.1:9/s\"\nsearch_key_env = \"PF_TEST_SEARCH_KEY\"\n",
     );
-    let host = Host::with_env(config, &|name| {
-        (name == "PF_TEST_SEARCH_KEY").then(|| KEY.to_owned())
-    })
+    let host = Host::with_extensions(
+        config,
+        &|name| (name == "PF_TEST_SEARCH_KEY").then(|| KEY.to_owned()),
+        &extensions,
+    )
     .unwrap();
     let ids: Vec<String> = tools_of(host.harness().get(PLUGIN_ID).unwrap().as_ref())
         .await

@@ -11,14 +11,13 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 use url::{Host, Url};
 
-use super::address::AddressPolicy;
-use super::content::{self, ContentType, Kind};
-use super::messages;
-use super::FETCH_TOOL;
-use crate::harness::{Tool, ToolError, ToolId, ToolOutput, Trust};
+use crate::address::AddressPolicy;
+use crate::content::{self, ContentType, Kind};
+use crate::messages;
+use crate::FETCH_TOOL;
+use promptforge_engine::harness::{Tool, ToolError, ToolId, ToolOutput, Trust};
 
-/// The largest body read when `max_fetch_bytes` is not set: 2 MiB.
-pub const DEFAULT_MAX_FETCH_BYTES: u64 = 2 * 1024 * 1024;
+pub use promptforge_engine::host::config::DEFAULT_MAX_FETCH_BYTES;
 /// The time one fetch may take, redirects and body included.
 pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 /// The time one connection may take to open.

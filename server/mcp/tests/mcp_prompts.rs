@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mcp_common::{
-    alive, children, everything, host_env, read_pid, repo_root, stub, temp_file, wait_until, ID,
+    alive, children, everything, read_pid, repo_root, stub, temp_file, wait_until, ID,
 };
 use promptforge_engine::testing::{
     add_script, counts, envelope, nonce, prepare_text, prompt, run_async,
@@ -27,7 +27,7 @@ fn everything_host() -> Host {
     );
     let config =
         promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
-    Host::with_env(config, &host_env).unwrap()
+    mcp_common::mcp_host(config)
 }
 
 /// A prompt declaring the everything Plugin with `frontmatter` after it, and the
@@ -77,7 +77,7 @@ async fn a_server_that_fails_to_start_is_a_missing_required_plugin() {
     let text = format!("[plugin.\"{ID}\"]\ncommand = \"promptforge-no-such-mcp-server\"\n");
     let config =
         promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
-    let host = Host::with_env(config, &host_env).unwrap();
+    let host = mcp_common::mcp_host(config);
     let text = everything_prompt(&format!("tools:\n  echo: {ID}/echo\n"), "return 1");
     let outcome = run_async(&text, host, RunOptions::default()).await;
     let error = outcome.error.unwrap();
@@ -248,7 +248,7 @@ async fn skipped_tool_names_reach_the_run_log() {
     );
     let config =
         promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
-    let host = Host::with_env(config, &host_env).unwrap();
+    let host = mcp_common::mcp_host(config);
     let text = everything_prompt(&format!("tools:\n  echo: {ID}/echo\n"), "return 'ok'");
     let outcome = run_async(&text, host, RunOptions::default()).await;
     assert_eq!(outcome.result.as_deref(), Some("ok"), "{:?}", outcome.error);
@@ -273,7 +273,7 @@ fn wrapped_stub_host(pid_file: &Path) -> Host {
     let text = format!("[plugin.\"{ID}\"]\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n");
     let config =
         promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
-    Host::with_env(config, &host_env).unwrap()
+    mcp_common::mcp_host(config)
 }
 
 /// Cancels the run as its first tool call starts.

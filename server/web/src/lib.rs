@@ -31,8 +31,9 @@ pub use address::{AddressPolicy, Blocked};
 pub use fetch::{FetchSettings, FetchTool};
 pub use search::{SearchSettings, SearchTool};
 
-use crate::harness::{Activation, ActivationError, Plugin, Tool};
-use crate::host::config::WebConfig;
+use promptforge_engine::harness::{Activation, ActivationError, Plugin, Tool};
+use promptforge_engine::host::config::WebConfig;
+use promptforge_engine::host::Extensions;
 
 /// The Plugin id.
 pub const PLUGIN_ID: &str = "promptforge/web";
@@ -40,6 +41,14 @@ pub const PLUGIN_ID: &str = "promptforge/web";
 pub const FETCH_TOOL: &str = "promptforge/web/fetch";
 /// The search tool's path.
 pub const SEARCH_TOOL: &str = "promptforge/web/search";
+
+/// Registers `promptforge/web` on `extensions`: every Host built with them has it,
+/// configured by its `[web]` table.
+pub fn register(extensions: &mut Extensions) {
+    extensions.register_plugins(PLUGIN_ID, |config, env| {
+        vec![Arc::new(WebPlugin::from_config(&config.web, env)) as Arc<dyn Plugin>]
+    });
+}
 
 /// The `promptforge/web` Plugin.
 #[derive(Debug, Clone)]

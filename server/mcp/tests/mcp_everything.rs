@@ -20,9 +20,8 @@ use mcp_common::{
 };
 use promptforge_engine::harness::{ActivationError, OutputKind, Plugin, Tool, Trust};
 use promptforge_engine::host::config::PluginConfig;
-use promptforge_engine::plugins::mcp::McpPlugin;
 use promptforge_engine::testing::activation;
-use promptforge_engine::Host;
+use promptforge_mcp::McpPlugin;
 use tokio_util::sync::CancellationToken;
 
 fn plugin_of(command: &str, args: &[&str]) -> McpPlugin {
@@ -421,7 +420,7 @@ async fn the_host_registers_one_plugin_per_table() {
     );
     let config =
         promptforge_engine::host::Config::parse(&text, &repo_root().join("x.toml")).unwrap();
-    let host = Host::with_env(config, &host_env).unwrap();
+    let host = mcp_common::mcp_host(config);
     let plugin = host.harness().get(ID).unwrap().clone();
     let tools = plugin
         .activate(activation(&CancellationToken::new()))

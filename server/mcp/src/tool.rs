@@ -9,9 +9,9 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::messages;
-use super::process::ServerProcess;
-use crate::harness::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
+use crate::messages;
+use crate::process::ServerProcess;
+use promptforge_engine::harness::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};
 
 /// The longest failure text a tool returns, in characters.
 const FAILURE_CHARS: usize = 500;

@@ -70,6 +70,14 @@ pub fn host_env(name: &str) -> Option<String> {
     }
 }
 
+/// The Host of `config` with the MCP servers registered as the shipped Host
+/// registers them, reading variables through [`host_env`].
+pub fn mcp_host(config: promptforge_engine::host::Config) -> promptforge_engine::Host {
+    let mut extensions = promptforge_engine::host::Extensions::new();
+    promptforge_mcp::register(&mut extensions);
+    promptforge_engine::Host::with_extensions(config, &host_env, &extensions).expect("the Host")
+}
+
 /// True while `pid` is a live (not zombie) process.
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use super::address::Blocked;
+use crate::address::Blocked;
 
 /// Fetch arguments that are not `{"url": "..."}`.
 pub const FETCH_BAD_ARGUMENTS: &str =

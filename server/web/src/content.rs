@@ -25,7 +25,7 @@ use html5ever::TokenizerResult;
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use url::Url;
 
-use super::messages;
+use crate::messages;
 
 /// How many leading bytes of an HTML body are searched for a `<meta>` charset.
 const META_PRESCAN_BYTES: usize = 4096;

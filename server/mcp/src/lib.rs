@@ -32,7 +32,7 @@
 //!   call fail with the result's text (cut to 500 characters).
 //! - **Lifetime.** The server lives as long as the run: it is killed (with its
 //!   whole process group, so what it started dies too) when the run ends, however
-//!   it ends ([`crate::harness::RunEnd`]: finished, failed, refused by prepare,
+//!   it ends ([`promptforge_engine::harness::RunEnd`]: finished, failed, refused by prepare,
 //!   cancelled, or its future dropped), even while a task or a cache still holds
 //!   one of its tools. The run's cancel signal kills it too, at once, and so does
 //!   dropping its last tool (an activation outside a run: a catalog listing). A
@@ -59,9 +59,10 @@ pub use process::Launch;
 
 use promptforge_syntax::frontmatter::names::is_segment;
 
-use crate::harness::{Activation, ActivationError, Plugin, Tool, ToolId};
-use crate::host::config::PluginConfig;
 use process::ServerProcess;
+use promptforge_engine::harness::{Activation, ActivationError, Plugin, Tool, ToolId};
+use promptforge_engine::host::config::PluginConfig;
+use promptforge_engine::host::Extensions;
 use tool::{McpTool, Server};
 
 /// How long starting, `initialize` and `tools/list` may take together.
@@ -72,6 +73,20 @@ const CLOSED_GRACE: Duration = Duration::from_millis(300);
 
 /// The Host variables every server receives (when set).
 pub const INHERITED_ENV: [&str; 6] = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// Registers the MCP servers on `extensions`: every Host built with them has one
+/// Plugin per `[plugin."ns/name"]` table of its configuration.
+pub fn register(extensions: &mut Extensions) {
+    extensions.register_plugins("mcp", |config, env| {
+        config
+            .plugins
+            .iter()
+            .map(|(id, plugin)| {
+                Arc::new(McpPlugin::from_config(id, plugin, env)) as Arc<dyn Plugin>
+            })
+            .collect()
+    });
+}
 
 /// Kills every MCP server this process started that still runs, with its process
 /// group: for a program that ends before all its runs have (a language server or

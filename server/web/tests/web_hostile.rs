@@ -3,14 +3,17 @@
 //! conversion and aborted the whole process. Every fetch here runs on a tokio worker
 //! thread with the default 2 MiB stack; the page comes back flattened, with a note.
 
+mod web_common;
+
 use promptforge_engine::harness::{Tool, ToolOutput, Trust};
-use promptforge_engine::plugins::web::content::MAX_DEPTH;
-use promptforge_engine::plugins::web::messages;
-use promptforge_engine::plugins::web::{AddressPolicy, FetchSettings, FetchTool};
 use promptforge_engine::testing::http::{Reply, Server};
 use promptforge_engine::testing::*;
+use promptforge_web::content::MAX_DEPTH;
+use promptforge_web::messages;
+use promptforge_web::{AddressPolicy, FetchSettings, FetchTool};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+use web_common::web_config_host;
 
 /// A tokio worker's stack, as `fetch` gets it in the CLI and the language server.
 const WORKER_STACK: usize = 2 * 1024 * 1024;

@@ -6,8 +6,8 @@
 //! refused before any packet is sent, so nothing leaves the machine.
 
 use promptforge_engine::harness::Tool;
-use promptforge_engine::plugins::web::{AddressPolicy, FetchSettings, FetchTool};
 use promptforge_engine::testing::http::{Reply, Server};
+use promptforge_web::{AddressPolicy, FetchSettings, FetchTool};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

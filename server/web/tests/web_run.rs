@@ -2,8 +2,11 @@
 //! `fetch` and calls it from Lua against a loopback server, on a Host whose `[web]`
 //! allows private addresses; the page comes back in the untrusted envelope.
 
+mod web_common;
+
 use promptforge_engine::testing::http::{Answers, Reply, Server};
 use promptforge_engine::testing::*;
+use web_common::web_config_host;
 
 #[test]
 fn a_prompt_fetches_a_page_as_untrusted_markdown() {

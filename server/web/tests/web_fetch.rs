@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use promptforge_engine::harness::{Tool, ToolError, ToolOutput, Trust};
-use promptforge_engine::plugins::web::{AddressPolicy, FetchSettings, FetchTool};
 use promptforge_engine::testing::http::{refusing_url, Reply, Server};
+use promptforge_web::{AddressPolicy, FetchSettings, FetchTool};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
