@@ -2,11 +2,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use promptforge_syntax::{parse, ParsedFile};
+use promptforge_luacheck::{parse, parsed};
 
 fuzz_target!(|input: (&str, Vec<(u16, u8, &str)>)| {
     let (text, edits) = input;
-    let mut file = ParsedFile::new(text.to_owned());
+    let mut file = parsed(text.to_owned());
     for (at, delete, insert) in edits.into_iter().take(8) {
         let len = file.text().len();
         let start = usize::from(at) % (len + 1);

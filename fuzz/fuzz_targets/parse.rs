@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
-    let analysis = promptforge_syntax::parse(text);
+    let analysis = promptforge_luacheck::parse(text);
     for diagnostic in &analysis.diagnostics {
         assert!(diagnostic.range.start <= diagnostic.range.end);
         assert!(diagnostic.range.end <= text.len());
