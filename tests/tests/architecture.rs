@@ -10,6 +10,8 @@
 //! - no protocol types below the language server: only `server/lsp` names
 //!   `tower-lsp` or `lsp-types`;
 //! - the engine holds no extension: no HTTP or MCP client, no HTML parser;
+//! - a module with submodules is a folder with its `mod.rs`, never `x.rs`
+//!   beside `x/`;
 //! - every crate is described in the book's table of who owns what.
 
 use std::collections::BTreeMap;
@@ -268,6 +270,26 @@ fn only_the_language_server_speaks_protocol_types() {
             let code = code_of(&fs::read_to_string(&file).expect("a source file"));
             if code.contains("tower_lsp") || code.contains("lsp_types") {
                 problems.push(format!("{} names the protocol's types", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn a_module_with_submodules_is_a_folder_with_its_mod_rs() {
+    let mut problems = Vec::new();
+    for krate in crates() {
+        for file in sources(&krate.dir.join("src")) {
+            let beside = file.with_extension("");
+            let is_mod = file.file_name().is_some_and(|n| n == "mod.rs");
+            if !is_mod && beside.is_dir() {
+                problems.push(format!(
+                    "{} sits beside {}/: move it to {}/mod.rs",
+                    file.display(),
+                    beside.display(),
+                    beside.display()
+                ));
             }
         }
     }
