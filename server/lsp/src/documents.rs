@@ -169,6 +169,10 @@ pub struct Changed {
     /// Protocol problems met while applying (a version that did not increase, a
     /// range past the end that was clamped); the change was applied anyway.
     pub protocol_errors: Vec<String>,
+    /// The snapshot this one replaced, abandoned: the caller drops it once the new
+    /// version's diagnostics are out, so freeing the old parse and facts is not
+    /// part of the keystroke's latency.
+    pub retired: Arc<Snapshot>,
 }
 
 /// The language id of a prompt (`editor.md` §1): a document opened with it is a
@@ -297,11 +301,12 @@ impl Documents {
         let snapshot = document.snapshot_of(uri, &hot.parsed, &hot.facts, abandon);
         document.stays_prompt |= snapshot.is_prompt;
         let hot = document.hot.as_mut().expect("the document is hot");
-        let older = std::mem::replace(&mut hot.snapshot, Arc::clone(&snapshot));
-        older.abandon();
+        let retired = std::mem::replace(&mut hot.snapshot, Arc::clone(&snapshot));
+        retired.abandon();
         Ok(Changed {
             snapshot,
             protocol_errors,
+            retired,
         })
     }
 

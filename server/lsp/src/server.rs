@@ -389,6 +389,8 @@ impl LanguageServer for Server {
                     let tests = self.publisher.publish_tests_of(&uri);
                     guarded(self, "didChange", tests).await;
                 }
+                // Freed after the diagnostics are out (see `Changed::retired`).
+                drop(changed.retired);
             }
             Ok(Err(not_open)) => {
                 let message = format!(
