@@ -208,6 +208,32 @@ fn a_test_file_is_published_again_when_its_prompt_changes() {
     assert_eq!(client.shutdown(), Some(0));
 }
 
+/// The prompt a test file names is read from its text once per version: when an
+/// edit points it at another prompt, that prompt's edits publish it again, with
+/// the new prompt's text.
+#[test]
+fn a_test_file_pointed_at_another_prompt_follows_that_prompt() {
+    let (mut client, test_uri, _prompt_uri, scratch) = session("test-repoint");
+    let unknown = |diagnostics: &[Value]| {
+        diagnostics
+            .iter()
+            .filter(|d| d["code"] == "UnknownAlias")
+            .count()
+    };
+    scratch.write("q.md", &web_prompt());
+    let q_uri = file_uri(&scratch, "q.md");
+    client.open(&q_uri, 1, &web_prompt());
+    client.diagnostics(&q_uri, 1);
+    let pointed = TEST_FILE.replace("prompt: p.md", "prompt: q.md");
+    client.change(&test_uri, 2, json!([{ "text": pointed }]));
+    assert_eq!(unknown(&client.diagnostics(&test_uri, 2)), 0);
+    let without_fetch = web_prompt().replace("  fetch: promptforge/web/fetch\n", "");
+    client.change(&q_uri, 2, json!([{ "text": without_fetch }]));
+    let warned = client.diagnostics_where(&test_uri, |d| unknown(d) > 0);
+    assert_eq!(unknown(&warned), 2, "{warned:?}");
+    assert_eq!(client.shutdown(), Some(0));
+}
+
 /// A test file whose `prompt:` names a pipe, or the server's own stdin: the server
 /// refuses it without opening it (opening a pipe waits for a writer; reading
 /// `/dev/stdin` would eat the client's messages), says why at the value, and goes

@@ -13,7 +13,8 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use promptforge_syntax::ParsedFile;
 use tokio_util::sync::CancellationToken;
@@ -47,6 +48,28 @@ struct OpenDocument {
     hot: Option<Hot>,
     /// When it was last used (a tick of [`OpenDocuments::uses`]).
     last_used: u64,
+    /// For a test file: the prompt its text names, read from the text it still
+    /// points at (a newer text reads it again).
+    tested: Option<(Weak<String>, Arc<TestedPrompt>)>,
+}
+
+/// The prompt a test file's text names ([`crate::test_files::tests_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestedPrompt {
+    /// Its path as the test file names it, against the test file's folder.
+    pub path: PathBuf,
+    /// The same path canonicalised, when it exists.
+    pub canonical: Option<PathBuf>,
+}
+
+/// An open test file as [`Documents::open_tests`] lists it.
+pub struct OpenTest {
+    /// Its URI.
+    pub uri: Url,
+    /// Its current text.
+    pub text: Arc<String>,
+    /// The prompt that text names, when it was read already.
+    pub tested: Option<Arc<TestedPrompt>>,
 }
 
 /// The open documents and the clock that orders their uses.
@@ -236,6 +259,7 @@ impl Documents {
             encoding,
             hot: None,
             last_used: 0,
+            tested: None,
         };
         if let Some(reopened) = open.by_uri.insert(uri.clone(), document) {
             if let Some(hot) = reopened.hot {
@@ -359,6 +383,35 @@ impl Documents {
             .filter(|(uri, _)| wanted(uri))
             .map(|(uri, document)| (uri.clone(), Arc::clone(&document.text)))
             .collect()
+    }
+
+    /// The open documents `is_test` accepts, with the prompt each one's current
+    /// text names when it is known.
+    pub fn open_tests(&self, is_test: impl Fn(&Url) -> bool) -> Vec<OpenTest> {
+        self.lock()
+            .by_uri
+            .iter()
+            .filter(|(uri, _)| is_test(uri))
+            .map(|(uri, document)| OpenTest {
+                uri: uri.clone(),
+                text: Arc::clone(&document.text),
+                tested: document
+                    .tested
+                    .as_ref()
+                    .filter(|(read, _)| read.as_ptr() == Arc::as_ptr(&document.text))
+                    .map(|(_, tested)| Arc::clone(tested)),
+            })
+            .collect()
+    }
+
+    /// Keeps the prompt `text` names for the test file at `uri`, while `text` is
+    /// still its current text.
+    pub fn remember_tested(&self, uri: &Url, text: &Arc<String>, tested: Arc<TestedPrompt>) {
+        if let Some(document) = self.lock().by_uri.get_mut(uri) {
+            if Arc::ptr_eq(&document.text, text) {
+                document.tested = Some((Arc::downgrade(text), tested));
+            }
+        }
     }
 
     /// The current text of an open document.

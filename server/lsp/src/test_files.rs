@@ -11,30 +11,43 @@ use promptforge_syntax::test_file::{self, TestFile};
 use promptforge_syntax::Diagnostic;
 use tower_lsp::lsp_types::Url;
 
-use crate::documents::Documents;
+use crate::documents::{Documents, TestedPrompt};
 use crate::snapshot::Snapshot;
 use crate::test_uris::{is_test_uri, path_of};
 
 /// The open test files that test the prompt at `prompt`: their diagnostics read
 /// its text, so they are published again when it changes, opens or closes.
+/// A test file's text is read (its YAML parsed, the prompt's path
+/// canonicalised) once per text, not on each of its prompt's keystrokes.
 pub fn tests_of(documents: &Documents, prompt: &Url) -> Vec<Arc<Snapshot>> {
+    let open = documents.open_tests(is_test_uri);
+    if open.is_empty() {
+        return Vec::new();
+    }
     let prompt_path = path_of(prompt);
-    let same = |path: &Path| {
-        path == prompt_path
-            || matches!(
-                (path.canonicalize(), prompt_path.canonicalize()),
-                (Ok(a), Ok(b)) if a == b
-            )
-    };
-    documents
-        .texts_where(is_test_uri)
-        .into_iter()
-        .filter(|(uri, text)| {
-            let (file, _) = test_file::parse(text);
-            same(&test_file::prompt_path(&path_of(uri), &file))
+    let mut prompt_canonical: Option<Option<PathBuf>> = None;
+    open.into_iter()
+        .filter(|test| {
+            let tested = test.tested.clone().unwrap_or_else(|| {
+                let tested = Arc::new(tested_prompt(&test.uri, &test.text));
+                documents.remember_tested(&test.uri, &test.text, Arc::clone(&tested));
+                tested
+            });
+            tested.path == prompt_path
+                || tested.canonical.is_some()
+                    && tested.canonical
+                        == *prompt_canonical.get_or_insert_with(|| prompt_path.canonicalize().ok())
         })
-        .filter_map(|(uri, _)| documents.snapshot(&uri))
+        .filter_map(|test| documents.snapshot(&test.uri))
         .collect()
+}
+
+/// The prompt the test file at `uri` with `text` names.
+fn tested_prompt(uri: &Url, text: &str) -> TestedPrompt {
+    let (file, _) = test_file::parse(text);
+    let path = test_file::prompt_path(&path_of(uri), &file);
+    let canonical = path.canonicalize().ok();
+    TestedPrompt { path, canonical }
 }
 
 /// True when the document at `uri` is open or its file exists.
