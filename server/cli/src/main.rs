@@ -4,6 +4,7 @@
 //! `promptforge-syntax`: this binary parses arguments, finds files, prints what
 //! the library reports and chooses the exit code.
 
+mod allocator;
 mod catalog;
 mod check;
 mod cli;
