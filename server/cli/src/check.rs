@@ -19,7 +19,7 @@ use promptforge_analysis::{FactsCache, Model};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
-use promptforge_luacheck::parse;
+use promptforge_luacheck::parse_owned;
 use promptforge_syntax::{is_prompt, Analysis, Code, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
@@ -189,7 +189,7 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             FileOutcome::Skipped
         };
     }
-    let Some((analysis, model)) = analyse(&text) else {
+    let Some((analysis, model, text)) = analyse(text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
             reason: crate::problem::INTERNAL_ERROR.to_owned(),
@@ -219,13 +219,14 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
     }
 }
 
-/// The analysis and the semantic model of one prompt's text; None if the parser
-/// panicked (a bug, reported as such instead of aborting the whole check).
-fn analyse(text: &str) -> Option<(Analysis, Model)> {
+/// The analysis and the semantic model of one prompt's text, and the text
+/// (moved through the parse, not copied); None if the parser panicked (a bug,
+/// reported as such instead of aborting the whole check).
+fn analyse(text: String) -> Option<(Analysis, Model, String)> {
     panic::catch_unwind(AssertUnwindSafe(|| {
-        let analysis = parse(text);
+        let (analysis, text) = parse_owned(text);
         let model = Model::build(&analysis.document, &FactsCache::default());
-        (analysis, model)
+        (analysis, model, text)
     }))
     .ok()
 }
