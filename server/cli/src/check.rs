@@ -205,7 +205,10 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
         }
     };
     let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
-    FileOutcome::Checked(problems(&target.display, &text, &analysis, &found))
+    // The facts and sections are not needed past this point; a 10 MiB prompt's
+    // weigh tens of MiB.
+    drop(model);
+    FileOutcome::Checked(problems(&target.display, &text, &analysis, found))
 }
 
 /// The problems of one prompt test file.
@@ -235,24 +238,29 @@ fn analyse(text: String) -> Option<(Analysis, Model, String)> {
 /// print as one RequirementsUnmet notice, where the first of them is. A slot whose
 /// Plugin the prompt does not declare also prints on its own, at the slot: the
 /// notice says the Plugin is missing, the slot says why.
-pub fn problems(path: &str, text: &str, analysis: &Analysis, found: &[Diagnostic]) -> Vec<Problem> {
+pub fn problems(
+    path: &str,
+    text: &str,
+    analysis: &Analysis,
+    found: Vec<Diagnostic>,
+) -> Vec<Problem> {
     let index = &analysis.line_index;
     let located = |d: &Diagnostic| matches!(d.code, Code::UndeclaredPlugin { .. });
     let grouped: Vec<&Diagnostic> = found
         .iter()
         .filter(|d| d.code.refuses_requirements() && !located(d))
         .collect();
-    let mut refusal = requirements::refusal(&analysis.document, found);
-    let mut out = Vec::new();
-    for diag in found {
-        if diag.code.refuses_requirements() {
-            if let Some(error) = refusal.take() {
-                // The notice stands where the first refusing diagnostic is, once.
-                out.push(Problem::refusal(path, text, index, &error, &grouped));
-            }
+    // The notice stands where the first refusing diagnostic is, once.
+    let first_refusing = found.iter().position(|d| d.code.refuses_requirements());
+    let mut notice = requirements::refusal(&analysis.document, &found)
+        .map(|error| Problem::refusal(path, text, index, &error, &grouped));
+    let mut out = Vec::with_capacity(found.len());
+    for (at, diag) in found.into_iter().enumerate() {
+        if Some(at) == first_refusing {
+            out.extend(notice.take());
         }
-        if !diag.code.refuses_requirements() || located(diag) {
-            out.push(Problem::from_diagnostic(path, text, index, diag));
+        if !diag.code.refuses_requirements() || located(&diag) {
+            out.push(Problem::from_owned_diagnostic(path, text, index, diag));
         }
     }
     out
