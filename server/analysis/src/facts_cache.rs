@@ -50,12 +50,23 @@ impl FactsCache {
         // there are many.
         let mut unknown = Vec::new();
         let plan = read_budget::plan(blocks.iter().map(|b| b.code.as_str()));
+        // One shared value per reason a block is not read: a 10 MiB prompt has
+        // tens of thousands of such blocks.
+        let mut not_read: Vec<Arc<LuaFacts>> = Vec::new();
         for (index, (block, unread)) in blocks.iter().zip(plan).enumerate() {
             if let Some(unread) = unread {
-                out.push(Arc::new(LuaFacts {
-                    unread: Some(unread),
-                    ..LuaFacts::default()
-                }));
+                let facts = match not_read.iter().find(|f| f.unread == Some(unread)) {
+                    Some(facts) => Arc::clone(facts),
+                    None => {
+                        let facts = Arc::new(LuaFacts {
+                            unread: Some(unread),
+                            ..LuaFacts::default()
+                        });
+                        not_read.push(Arc::clone(&facts));
+                        facts
+                    }
+                };
+                out.push(facts);
                 continue;
             }
             let at = block.code_range.start;

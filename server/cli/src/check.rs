@@ -19,7 +19,7 @@ use promptforge_analysis::{FactsCache, Model};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
-use promptforge_luacheck::parse;
+use promptforge_luacheck::parse_owned;
 use promptforge_syntax::{is_prompt, Analysis, Code, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
@@ -189,7 +189,7 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             FileOutcome::Skipped
         };
     }
-    let Some((analysis, model)) = analyse(&text) else {
+    let Some((analysis, model, text)) = analyse(text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
             reason: crate::problem::INTERNAL_ERROR.to_owned(),
@@ -205,7 +205,10 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
         }
     };
     let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
-    FileOutcome::Checked(problems(&target.display, &text, &analysis, &found))
+    // The facts and sections are not needed past this point; a 10 MiB prompt's
+    // weigh tens of MiB.
+    drop(model);
+    FileOutcome::Checked(problems(&target.display, &text, &analysis, found))
 }
 
 /// The problems of one prompt test file.
@@ -219,13 +222,14 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
     }
 }
 
-/// The analysis and the semantic model of one prompt's text; None if the parser
-/// panicked (a bug, reported as such instead of aborting the whole check).
-fn analyse(text: &str) -> Option<(Analysis, Model)> {
+/// The analysis and the semantic model of one prompt's text, and the text
+/// (moved through the parse, not copied); None if the parser panicked (a bug,
+/// reported as such instead of aborting the whole check).
+fn analyse(text: String) -> Option<(Analysis, Model, String)> {
     panic::catch_unwind(AssertUnwindSafe(|| {
-        let analysis = parse(text);
+        let (analysis, text) = parse_owned(text);
         let model = Model::build(&analysis.document, &FactsCache::default());
-        (analysis, model)
+        (analysis, model, text)
     }))
     .ok()
 }
@@ -234,24 +238,29 @@ fn analyse(text: &str) -> Option<(Analysis, Model)> {
 /// print as one RequirementsUnmet notice, where the first of them is. A slot whose
 /// Plugin the prompt does not declare also prints on its own, at the slot: the
 /// notice says the Plugin is missing, the slot says why.
-pub fn problems(path: &str, text: &str, analysis: &Analysis, found: &[Diagnostic]) -> Vec<Problem> {
+pub fn problems(
+    path: &str,
+    text: &str,
+    analysis: &Analysis,
+    found: Vec<Diagnostic>,
+) -> Vec<Problem> {
     let index = &analysis.line_index;
     let located = |d: &Diagnostic| matches!(d.code, Code::UndeclaredPlugin { .. });
     let grouped: Vec<&Diagnostic> = found
         .iter()
         .filter(|d| d.code.refuses_requirements() && !located(d))
         .collect();
-    let mut refusal = requirements::refusal(&analysis.document, found);
-    let mut out = Vec::new();
-    for diag in found {
-        if diag.code.refuses_requirements() {
-            if let Some(error) = refusal.take() {
-                // The notice stands where the first refusing diagnostic is, once.
-                out.push(Problem::refusal(path, text, index, &error, &grouped));
-            }
+    // The notice stands where the first refusing diagnostic is, once.
+    let first_refusing = found.iter().position(|d| d.code.refuses_requirements());
+    let mut notice = requirements::refusal(&analysis.document, &found)
+        .map(|error| Problem::refusal(path, text, index, &error, &grouped));
+    let mut out = Vec::with_capacity(found.len());
+    for (at, diag) in found.into_iter().enumerate() {
+        if Some(at) == first_refusing {
+            out.extend(notice.take());
         }
-        if !diag.code.refuses_requirements() || located(diag) {
-            out.push(Problem::from_diagnostic(path, text, index, diag));
+        if !diag.code.refuses_requirements() || located(&diag) {
+            out.push(Problem::from_owned_diagnostic(path, text, index, diag));
         }
     }
     out

@@ -95,33 +95,44 @@ impl Span {
 impl Problem {
     /// The problem a diagnostic of `text` describes.
     pub fn from_diagnostic(path: &str, text: &str, index: &LineIndex, diag: &Diagnostic) -> Self {
+        Self::from_owned_diagnostic(path, text, index, diag.clone())
+    }
+
+    /// Like [`Problem::from_diagnostic`], its texts moved out of `diag` instead of
+    /// copied (`check` of a large prompt holds tens of thousands).
+    pub fn from_owned_diagnostic(
+        path: &str,
+        text: &str,
+        index: &LineIndex,
+        diag: Diagnostic,
+    ) -> Self {
         let position = diag.located.then(|| index.position(text, diag.offset));
         Problem {
             path: path.to_owned(),
             kind: diag.code.name(),
             severity: diag.severity,
-            message: diag.message.clone(),
+            message: diag.message,
             position,
-            span: Span::new(text, index, diag.range.clone()),
+            span: Span::new(text, index, diag.range),
             related: diag
                 .related
-                .iter()
+                .into_iter()
                 .map(|related| RelatedPlace {
-                    message: related.message.clone(),
-                    span: Span::new(text, index, related.range.clone()),
+                    message: related.message,
+                    span: Span::new(text, index, related.range),
                 })
                 .collect(),
             fixes: diag
                 .fixes
-                .iter()
+                .into_iter()
                 .map(|fix| FixOut {
-                    title: fix.title.clone(),
+                    title: fix.title,
                     edits: fix
                         .edits
-                        .iter()
+                        .into_iter()
                         .map(|edit| EditOut {
-                            span: Span::new(text, index, edit.range.clone()),
-                            new_text: edit.new_text.clone(),
+                            span: Span::new(text, index, edit.range),
+                            new_text: edit.new_text,
                         })
                         .collect(),
                 })

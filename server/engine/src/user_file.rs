@@ -16,17 +16,24 @@ pub const MAX_USER_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// The file's bytes, as `fs::read` gives them, within the limits above (a
 /// folder fails as `fs::read` fails on it).
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
-    let kind = fs::metadata(path)?.file_type();
+    let metadata = fs::metadata(path)?;
+    let kind = metadata.file_type();
     if !kind.is_file() && !kind.is_dir() {
         return Err(io::Error::other("not a regular file"));
     }
-    read_stream(File::open(path)?)
+    // Room for the whole file up front: grown by doubling, a 10 MiB prompt held
+    // 16 MiB.
+    let expected = metadata.len().min(MAX_USER_FILE_BYTES) as usize + 1;
+    read_into(File::open(path)?, Vec::with_capacity(expected))
 }
 
 /// Everything `stream` gives until it ends, refused past [`MAX_USER_FILE_BYTES`]
 /// (after reading that many bytes and one more).
 pub fn read_stream(stream: impl Read) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    read_into(stream, Vec::new())
+}
+
+fn read_into(stream: impl Read, mut bytes: Vec<u8>) -> io::Result<Vec<u8>> {
     stream
         .take(MAX_USER_FILE_BYTES + 1)
         .read_to_end(&mut bytes)?;

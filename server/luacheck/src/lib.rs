@@ -30,7 +30,12 @@ pub fn compiler() -> Arc<dyn LuaCompiler> {
 
 /// Parses and analyses `text` from scratch, its Lua checked by Lua 5.4.
 pub fn parse(text: &str) -> Analysis {
-    parsed(text.to_owned()).into_analysis()
+    parse_owned(text.to_owned()).0
+}
+
+/// Like [`parse`], without copying `text`: it is handed back with the analysis.
+pub fn parse_owned(text: String) -> (Analysis, String) {
+    ParsedFile::analyse_once(text, compiler())
 }
 
 /// A [`ParsedFile`] of `text` (for edits after), its Lua checked by Lua 5.4.

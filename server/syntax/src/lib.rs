@@ -50,7 +50,7 @@ pub struct Analysis {
 /// (the product's is `promptforge_luacheck::compiler()`, and
 /// `promptforge_luacheck::parse` is this with it).
 pub fn parse_with(text: &str, lua: std::sync::Arc<dyn lua::LuaCompiler>) -> Analysis {
-    ParsedFile::new(text.to_owned(), lua).into_analysis()
+    ParsedFile::analyse_once(text.to_owned(), lua).0
 }
 
 /// For this crate's own tests of the frontmatter and the structure: a parse whose

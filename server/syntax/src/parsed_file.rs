@@ -98,6 +98,9 @@ pub struct ParsedFile {
     items: Vec<Item>,
     /// Compiles the Lua blocks for their syntax errors.
     lua: Arc<dyn LuaCompiler>,
+    /// False for an analysis made once ([`ParsedFile::analyse_once`]): the tree
+    /// is dropped as soon as the items are read from it.
+    keep_tree: bool,
 }
 
 impl fmt::Debug for ParsedFile {
@@ -120,9 +123,29 @@ impl ParsedFile {
     /// Parses and analyses `text` from scratch, its Lua blocks compiled by `lua`
     /// (`promptforge_luacheck::compiler()` in the product).
     pub fn new(text: String, lua: Arc<dyn LuaCompiler>) -> Self {
+        let mut file = Self::unanalysed(text, lua, true);
+        file.analyze(None);
+        file
+    }
+
+    /// Parses and analyses `text` once, for a caller that makes no edit (`check`):
+    /// the tree, which weighs several times the text, is dropped as soon as the
+    /// body's items are read from it, and the text is handed back.
+    pub fn analyse_once(text: String, lua: Arc<dyn LuaCompiler>) -> (Analysis, String) {
+        let mut file = Self::unanalysed(text, lua, false);
+        file.analyze(None);
+        let ParsedFile { text, analysis, .. } = file;
+        (
+            Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone()),
+            Arc::try_unwrap(text).unwrap_or_else(|shared| (*shared).clone()),
+        )
+    }
+
+    /// `text` parsed, not yet analysed.
+    fn unanalysed(text: String, lua: Arc<dyn LuaCompiler>, keep_tree: bool) -> Self {
         let mut parser = new_parser();
         let tree = parser.parse(&text, None);
-        let mut file = ParsedFile {
+        ParsedFile {
             text: Arc::new(text),
             work: AnalysisWork::default(),
             parser,
@@ -136,9 +159,8 @@ impl ParsedFile {
             lua_cache: LuaCache::default(),
             items: Vec::new(),
             lua,
-        };
-        file.analyze(None);
-        file
+            keep_tree,
+        }
     }
 
     /// The current text.
@@ -264,6 +286,9 @@ impl ParsedFile {
                     }
                     _ => items::read_all(text, &line_index, root, range.end),
                 };
+                if !self.keep_tree {
+                    self.tree = None;
+                }
                 let mut used = LuaCache::default();
                 let previous = &self.lua_cache;
                 let mut check = |block: &LuaBlock| {

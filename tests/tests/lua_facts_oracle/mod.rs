@@ -1,158 +1,33 @@
-//! What the static checks and the editor features need from one Lua block,
-//! read with tree-sitter-lua: the calls of the Lua API whose arguments are
-//! literals, and the free identifiers (candidate alias and model globals).
+//! The facts reader promptforge-analysis used before its one-pass reader:
+//! tree-sitter-lua's tree, walked. Kept only as the oracle of
+//! lua_facts_differential.rs.
 
 use std::cell::RefCell;
 use std::ops::Range;
 
-use promptforge_syntax::LuaBlock;
+use promptforge_analysis::lua_facts::{
+    ApiCall, Arg, CallsRead, Identifier, LuaFacts, ModelText, NamedField, StringLit,
+    MESSAGE_METHODS,
+};
 use tree_sitter::{Node, Parser};
-
-use crate::read_budget::Unread;
-
-/// A string literal without escapes, with its ranges in the file text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StringLit {
-    /// The string's value.
-    pub value: String,
-    /// Byte range of the whole literal, quotes included.
-    pub range: Range<usize>,
-    /// Byte range of the value between the quotes.
-    pub content: Range<usize>,
-}
-
-/// One argument of a call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Arg {
-    /// A string literal without escapes.
-    Str(StringLit),
-    /// A table constructor: its positional string literals, and whether every
-    /// field is one.
-    Table {
-        /// The positional string literals, in order.
-        strings: Vec<StringLit>,
-        /// True when the table holds only positional string literals.
-        only_strings: bool,
-        /// The fields written `name = value`, in order.
-        named: Vec<NamedField>,
-        /// Byte range of the constructor.
-        range: Range<usize>,
-    },
-    /// A number, boolean, nil or function literal, with its Lua type name.
-    Literal(&'static str, Range<usize>),
-    /// Anything else (a variable, a call, a string with escapes, ...).
-    Other(Range<usize>),
-}
-
-/// A table field written `name = value`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedField {
-    /// The field's name.
-    pub name: String,
-    /// Byte range of the name in the file text.
-    pub name_range: Range<usize>,
-    /// The value.
-    pub value: Arg,
-}
-
-/// A call of a global function or of a member of a global table (`jump(...)`,
-/// `tools.add(...)`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiCall {
-    /// The callee as written: `jump`, `tools.add`.
-    pub callee: String,
-    /// Byte range of the callee expression.
-    pub callee_range: Range<usize>,
-    /// The arguments, in order.
-    pub args: Vec<Arg>,
-}
-
-impl ApiCall {
-    /// The first argument when it is a string literal.
-    pub fn first_string(&self) -> Option<&StringLit> {
-        match self.args.first() {
-            Some(Arg::Str(lit)) => Some(lit),
-            _ => None,
-        }
-    }
-}
-
-/// An identifier used as a variable (not a field name, method name or table key).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identifier {
-    /// The name.
-    pub name: String,
-    /// Byte range in the file text.
-    pub range: Range<usize>,
-}
-
-/// A `tools.calls.X` or `tools.calls['X']` read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallsRead {
-    /// The key read.
-    pub key: String,
-    /// Byte range of the key in the file text.
-    pub range: Range<usize>,
-}
-
-/// A string literal that goes to a model: an argument of a conversation's
-/// `:system`, `:user` or `:assistant`, or of `models.infer`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelText {
-    /// Byte range of the whole literal in the file text.
-    pub range: Range<usize>,
-    /// Byte range of its text between the delimiters (escapes as written).
-    pub content: Range<usize>,
-}
-
-/// The methods of a conversation whose string argument goes to a model.
-pub const MESSAGE_METHODS: [&str; 3] = ["system", "user", "assistant"];
-
-/// The facts of one Lua block.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LuaFacts {
-    /// Calls of globals and global-table members, in source order.
-    pub calls: Vec<ApiCall>,
-    /// Identifiers used as variables, in source order.
-    pub identifiers: Vec<Identifier>,
-    /// `tools.calls` reads with a literal key, in source order.
-    pub calls_reads: Vec<CallsRead>,
-    /// String literals that go to a model, in source order.
-    pub model_texts: Vec<ModelText>,
-    /// Why the block was not read ([`crate::read_budget`]): then it has no
-    /// facts, and what it may do is unknown.
-    pub unread: Option<Unread>,
-}
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Reads the facts of one block (an empty set when the Lua grammar cannot be loaded).
-pub fn read(block: &LuaBlock) -> LuaFacts {
-    read_code(&block.code, block.code_range.start)
-}
-
-/// Reads the facts of Lua `code` that starts at byte `base` of the file text.
-pub fn read_code(code: &str, base: usize) -> LuaFacts {
+/// The facts tree-sitter-lua's tree gives for `code` at file offset `base`, and
+/// whether that tree has an error.
+pub fn read_code(code: &str, base: usize) -> (LuaFacts, bool) {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        if slot.is_none() {
+        let parser = slot.get_or_insert_with(|| {
             let mut parser = Parser::new();
-            if parser
+            parser
                 .set_language(&tree_sitter_lua::LANGUAGE.into())
-                .is_err()
-            {
-                return LuaFacts::default();
-            }
-            *slot = Some(parser);
-        }
-        let Some(parser) = slot.as_mut() else {
-            return LuaFacts::default();
-        };
-        let Some(tree) = parser.parse(code, None) else {
-            return LuaFacts::default();
-        };
+                .expect("the Lua grammar loads");
+            parser
+        });
+        let tree = parser.parse(code, None).expect("tree-sitter parses");
         let mut reader = Reader {
             code,
             base,
@@ -160,35 +35,9 @@ pub fn read_code(code: &str, base: usize) -> LuaFacts {
         };
         reader.walk(tree.root_node());
         let mut facts = reader.facts;
-        // A chain `m:system(a):user(b)` visits its outer call, `:user`, first.
         facts.model_texts.sort_by_key(|text| text.range.start);
-        facts.shrink_to_fit();
-        facts
+        (facts, tree.root_node().has_error())
     })
-}
-
-impl LuaFacts {
-    /// Drops the spare capacity its vectors grew while reading: a document keeps
-    /// the facts of every block for as long as it is open.
-    fn shrink_to_fit(&mut self) {
-        fn shrink_arg(arg: &mut Arg) {
-            if let Arg::Table { strings, named, .. } = arg {
-                strings.shrink_to_fit();
-                named.shrink_to_fit();
-                for field in named {
-                    shrink_arg(&mut field.value);
-                }
-            }
-        }
-        self.calls.shrink_to_fit();
-        for call in &mut self.calls {
-            call.args.shrink_to_fit();
-            call.args.iter_mut().for_each(shrink_arg);
-        }
-        self.identifiers.shrink_to_fit();
-        self.calls_reads.shrink_to_fit();
-        self.model_texts.shrink_to_fit();
-    }
 }
 
 struct Reader<'a> {
@@ -435,27 +284,5 @@ fn is_variable(parent: Option<&str>, field: Option<&str>) -> bool {
         Some("field") => field != Some("name"),
         Some("goto_statement" | "label_statement") => false,
         Some(_) => true,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_texts_that_go_to_a_model_are_found() {
-        let code = "local m = messages.new():system('Be brief.'):user([[\nWhat is Rust?]])\nm:assistant(\"a\\n\")\nlocal r = models.infer('hello')\nlog('not to a model')\nm:user(args)";
-        let facts = read_code(code, 100);
-        let texts: Vec<&str> = facts
-            .model_texts
-            .iter()
-            .map(|t| &code[t.content.start - 100..t.content.end - 100])
-            .collect();
-        assert_eq!(texts, ["Be brief.", "\nWhat is Rust?", "a\\n", "hello"]);
-        let first = &facts.model_texts[0];
-        assert_eq!(
-            &code[first.range.start - 100..first.range.end - 100],
-            "'Be brief.'"
-        );
     }
 }
