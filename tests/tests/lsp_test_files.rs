@@ -220,7 +220,7 @@ fn a_test_file_pointed_at_another_prompt_follows_that_prompt() {
             .filter(|d| d["code"] == "UnknownAlias")
             .count()
     };
-    scratch.write("q.md", &web_prompt());
+    scratch.write("q.md", web_prompt());
     let q_uri = file_uri(&scratch, "q.md");
     client.open(&q_uri, 1, &web_prompt());
     client.diagnostics(&q_uri, 1);

@@ -130,8 +130,11 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
         }
         facts
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || indices.len() < PARALLEL_FROM {
+    if indices.len() < PARALLEL_FROM {
+        return read_run(indices);
+    }
+    let threads = cores();
+    if threads < 2 {
         return read_run(indices);
     }
     let runs: Vec<&[usize]> = indices.chunks(indices.len().div_ceil(threads)).collect();
@@ -224,6 +227,13 @@ fn shifted(facts: &LuaFacts, from: usize, to: usize) -> LuaFacts {
         read.range = by.range(&read.range);
     }
     out
+}
+
+/// The cores this process may use, asked once: the answer reads cgroup files,
+/// which a keystroke should not.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[cfg(test)]
