@@ -50,6 +50,8 @@ async fn each_round_s_traced_request_is_the_body_its_server_received() {
     let config = Config::parse(&config, Path::new("promptforge.toml")).expect("the configuration");
     let mut extensions = Extensions::new();
     promptforge_providers::register(&mut extensions);
+    // The example declares `promptforge/web`, as the shipped Host registers it.
+    promptforge_web::register(&mut extensions);
     let env = |name: &str| (name == "PF_KEY").then(|| "sk-secret-key-1234".to_owned());
     let host = Host::with_extensions(config, &env, &extensions).expect("a Host");
     let options = RunOptions {
