@@ -5,15 +5,18 @@
 //! the fixes that apply. `promptforge check` and the language server both call
 //! [`diagnostics`] and only render what it returns.
 
+pub mod api_reference;
 pub mod checks;
 pub mod facts_cache;
 pub mod fixes;
+pub mod ide;
 pub mod lua_facts;
 pub mod read_budget;
 pub mod requirements;
 pub mod source_files;
 pub mod symbols;
 pub mod test_file;
+pub mod tool_parameters;
 pub mod unbound;
 
 use std::sync::Arc;

@@ -15,8 +15,8 @@ use tower_lsp::lsp_types::{
 };
 
 use super::lua_context::{member_access, string_arg};
-use crate::api_reference;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::api_reference;
 use promptforge_analysis::symbols::{ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS};
 use promptforge_engine::requirements::CatalogView;
 

@@ -6,8 +6,8 @@ use tower_lsp::lsp_types::{
 };
 
 use super::lua_context::enclosing_call;
-use crate::api_reference;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::api_reference;
 
 /// The signature help at `position`.
 pub fn signature_help(snapshot: &Snapshot, position: Position) -> Option<SignatureHelp> {

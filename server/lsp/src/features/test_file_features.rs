@@ -23,11 +23,11 @@ use tower_lsp::lsp_types::{
     TextEdit, Url,
 };
 
-use super::hover::{alias_text, tool_details};
 use crate::catalog::Catalogs;
+use crate::convert::Positions;
 use crate::documents::Documents;
-use crate::encoding::Positions;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::ide::hover::{alias_text, tool_details};
 use promptforge_engine::requirements::CatalogView;
 
 /// The prompt a test file tests, read and parsed.

@@ -1,0 +1,75 @@
+//! The one place the server converts between the protocol and the analysis
+//! layer's plain answers ([`promptforge_analysis::ide`]): byte offsets <-> LSP
+//! positions and ranges in the negotiated encoding ([`Positions`]), Markdown
+//! into markup content, and each feature's result into its protocol type.
+
+use std::ops::Range;
+
+use promptforge_analysis::ide;
+use promptforge_syntax::{LineCol, LineIndex};
+use tower_lsp::lsp_types::{
+    Hover, HoverContents, MarkupContent, MarkupKind, Position, Range as LspRange,
+};
+
+use crate::encoding::PositionEncoding;
+
+/// A text with its line index, converting positions in one encoding.
+#[derive(Debug, Clone, Copy)]
+pub struct Positions<'a> {
+    /// The text.
+    pub text: &'a str,
+    /// Its line index.
+    pub index: &'a LineIndex,
+    /// The column unit.
+    pub encoding: PositionEncoding,
+}
+
+impl Positions<'_> {
+    /// The LSP position of byte `offset` (clamped into the text, onto a character start).
+    pub fn position(&self, offset: usize) -> Position {
+        let LineCol { line, col } = self
+            .index
+            .line_col_in(self.text, offset, self.encoding.unit());
+        Position::new(line, col)
+    }
+
+    /// The LSP range of a byte range.
+    pub fn range(&self, bytes: &Range<usize>) -> LspRange {
+        LspRange::new(self.position(bytes.start), self.position(bytes.end))
+    }
+
+    /// The byte offset of an LSP position; a column past the line's end gives the
+    /// line's end, a line past the last gives the text's end, and a column inside a
+    /// character gives the character's start.
+    pub fn offset(&self, position: Position) -> usize {
+        let pos = LineCol {
+            line: position.line,
+            col: position.character,
+        };
+        self.index.offset_in(self.text, pos, self.encoding.unit())
+    }
+
+    /// The byte range of an LSP range (each end converted as [`Positions::offset`] does; a
+    /// reversed range is put in order).
+    pub fn byte_range(&self, range: LspRange) -> Range<usize> {
+        let start = self.offset(range.start);
+        let end = self.offset(range.end);
+        start.min(end)..start.max(end)
+    }
+}
+
+/// Markdown as the protocol's markup content.
+pub fn markdown(value: String) -> MarkupContent {
+    MarkupContent {
+        kind: MarkupKind::Markdown,
+        value,
+    }
+}
+
+/// A hover in the protocol's terms.
+pub fn hover(positions: &Positions<'_>, hover: ide::hover::Hover) -> Hover {
+    Hover {
+        contents: HoverContents::Markup(markdown(hover.markdown)),
+        range: Some(positions.range(&hover.range)),
+    }
+}
