@@ -5,10 +5,12 @@
 
 use std::ops::Range;
 
+use ide::completion::CompletionKind;
 use promptforge_analysis::ide;
 use promptforge_syntax::{LineCol, LineIndex};
 use tower_lsp::lsp_types::{
-    Hover, HoverContents, MarkupContent, MarkupKind, Position, Range as LspRange,
+    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, Hover, HoverContents,
+    MarkupContent, MarkupKind, Position, Range as LspRange, TextEdit,
 };
 
 use crate::encoding::PositionEncoding;
@@ -71,5 +73,36 @@ pub fn hover(positions: &Positions<'_>, hover: ide::hover::Hover) -> Hover {
     Hover {
         contents: HoverContents::Markup(markdown(hover.markdown)),
         range: Some(positions.range(&hover.range)),
+    }
+}
+
+/// A completion kind in the protocol's terms.
+pub fn completion_kind(kind: CompletionKind) -> CompletionItemKind {
+    match kind {
+        CompletionKind::Property => CompletionItemKind::PROPERTY,
+        CompletionKind::Function => CompletionItemKind::FUNCTION,
+        CompletionKind::Variable => CompletionItemKind::VARIABLE,
+        CompletionKind::EnumMember => CompletionItemKind::ENUM_MEMBER,
+        CompletionKind::Module => CompletionItemKind::MODULE,
+    }
+}
+
+/// A completion item in the protocol's terms: its text replaces its range.
+pub fn completion_item(
+    positions: &Positions<'_>,
+    item: ide::completion::CompletionItem,
+) -> CompletionItem {
+    CompletionItem {
+        label: item.label,
+        kind: Some(completion_kind(item.kind)),
+        detail: item.detail,
+        documentation: item
+            .documentation
+            .map(|doc| Documentation::MarkupContent(markdown(doc))),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit {
+            range: positions.range(&item.replace),
+            new_text: item.insert_text,
+        })),
+        ..CompletionItem::default()
     }
 }

@@ -4,8 +4,11 @@
 //! converts positions and results to and from the protocol; `check`, a future
 //! CLI command and the tests ask the same questions without a server.
 
+pub mod catalog_completion;
+pub mod completion;
 pub mod cursor;
 pub mod hover;
+pub mod lua_context;
 
 use std::ops::Range;
 

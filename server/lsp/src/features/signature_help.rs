@@ -5,9 +5,9 @@ use tower_lsp::lsp_types::{
     SignatureHelp, SignatureInformation,
 };
 
-use super::lua_context::enclosing_call;
 use crate::snapshot::Snapshot;
 use promptforge_analysis::api_reference;
+use promptforge_analysis::ide::lua_context::enclosing_call;
 
 /// The signature help at `position`.
 pub fn signature_help(snapshot: &Snapshot, position: Position) -> Option<SignatureHelp> {

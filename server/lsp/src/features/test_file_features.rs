@@ -27,6 +27,7 @@ use crate::catalog::Catalogs;
 use crate::convert::Positions;
 use crate::documents::Documents;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::ide::cursor::{line_start, token_start};
 use promptforge_analysis::ide::hover::{alias_text, tool_details};
 use promptforge_engine::requirements::CatalogView;
 
@@ -180,18 +181,8 @@ fn completion_items(
     let positions = snapshot.positions();
     let offset = positions.offset(position);
     let text = snapshot.text.as_str();
-    let line_start = text
-        .get(..offset)?
-        .rfind(['\n', '\r'])
-        .map_or(0, |at| at + 1);
-    let typed = text.get(line_start..offset)?;
-    let token_len: usize = typed
-        .chars()
-        .rev()
-        .take_while(|&c| is_word_char(c))
-        .map(char::len_utf8)
-        .sum();
-    let start = offset.checked_sub(token_len)?;
+    let line_start = line_start(text, offset)?;
+    let start = token_start(text, offset, is_word_char)?;
     let marks = text.get(line_start..start)?;
     // Only spaces and `- ` list marks may come before the key being typed.
     if !marks.chars().all(|c| c == ' ' || c == '-')

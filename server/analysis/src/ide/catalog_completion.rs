@@ -5,13 +5,10 @@
 
 use std::ops::Range;
 
-use tower_lsp::lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
-    MarkupKind, TextEdit,
-};
-
-use crate::snapshot::Snapshot;
-use promptforge_engine::requirements::CatalogView;
+use super::completion::{CompletionItem, CompletionKind};
+use super::cursor::{line_start, token_start};
+use super::PromptText;
+use crate::requirements::CatalogView;
 
 fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/')
@@ -33,45 +30,26 @@ fn enclosing_key(text: &str, yaml: &Range<usize>, offset: usize) -> Option<Strin
 /// The catalog completions at `offset` inside the frontmatter's YAML, or None
 /// when the cursor is not at a Plugin id or a tool path.
 pub fn completion(
-    snapshot: &Snapshot,
+    prompt: PromptText<'_>,
     catalog: &CatalogView,
     offset: usize,
 ) -> Option<Vec<CompletionItem>> {
-    let frontmatter = snapshot.analysis.document.frontmatter.as_ref()?;
-    let text = snapshot.text.as_str();
+    let frontmatter = prompt.analysis.document.frontmatter.as_ref()?;
+    let text = prompt.text;
     let key = enclosing_key(text, &frontmatter.yaml_range, offset)?;
-    let line_start = text
-        .get(..offset)?
-        .rfind(['\n', '\r'])
-        .map_or(0, |at| at + 1);
-    let typed = text.get(line_start..offset)?;
-    let token_len: usize = typed
-        .chars()
-        .rev()
-        .take_while(|&c| is_name_char(c))
-        .map(char::len_utf8)
-        .sum();
-    let start = offset - token_len;
+    let line_start = line_start(text, offset)?;
+    let start = token_start(text, offset, is_name_char)?;
     let prefix = text.get(line_start..start)?.trim_end();
     let prefix = prefix
         .strip_suffix(['"', '\''])
         .map_or(prefix, str::trim_end);
-    let positions = snapshot.positions();
-    let item = |label: &str, kind, detail: Option<String>, doc: Option<String>| CompletionItem {
+    let item = |label: &str, kind, detail: Option<String>, documentation| CompletionItem {
         label: label.to_owned(),
-        kind: Some(kind),
+        kind,
         detail,
-        documentation: doc.map(|value| {
-            Documentation::MarkupContent(MarkupContent {
-                kind: MarkupKind::Markdown,
-                value,
-            })
-        }),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit {
-            range: positions.range(&(start..offset)),
-            new_text: label.to_owned(),
-        })),
-        ..CompletionItem::default()
+        documentation,
+        replace: start..offset,
+        insert_text: label.to_owned(),
     };
     match key.as_str() {
         "plugins" => {
@@ -93,12 +71,8 @@ pub fn completion(
                     .iter()
                     .filter(|id| !declared.contains(&id.as_str()))
                     .map(|id| {
-                        item(
-                            id,
-                            CompletionItemKind::MODULE,
-                            Some("Plugin the Host registers".to_owned()),
-                            None,
-                        )
+                        let detail = Some("Plugin the Host registers".to_owned());
+                        item(id, CompletionKind::Module, detail, None)
                     })
                     .collect(),
             )
@@ -116,11 +90,54 @@ pub fn completion(
                     .map(|tool| {
                         let detail = tool.description.lines().next().map(str::to_owned);
                         let doc = (!tool.description.is_empty()).then(|| tool.description.clone());
-                        item(&tool.path, CompletionItemKind::FUNCTION, detail, doc)
+                        item(&tool.path, CompletionKind::Function, detail, doc)
                     })
                     .collect(),
             )
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::{web_catalog, Fixture};
+
+    fn labels(items: &[CompletionItem]) -> Vec<&str> {
+        items.iter().map(|i| i.label.as_str()).collect()
+    }
+
+    #[test]
+    fn plugin_ids_the_host_registers_and_the_prompt_does_not_declare() {
+        let text =
+            "---\nname: p\npromptforge: 0\nplugins:\n  - promptforge/web\n  - ac\n---\n# P\n";
+        let fixture = Fixture::new(text);
+        let offset = fixture.at("  - ac", 6);
+        let items = completion(fixture.prompt(), &web_catalog(), offset).expect("at an id");
+        assert_eq!(labels(&items), ["acme/notes"]);
+        assert_eq!(items[0].replace, offset - 2..offset);
+        assert_eq!(items[0].kind, CompletionKind::Module);
+        assert_eq!(
+            items[0].detail.as_deref(),
+            Some("Plugin the Host registers")
+        );
+    }
+
+    #[test]
+    fn tool_paths_of_the_declared_plugins_in_a_slot_value() {
+        let text = "---\nname: p\npromptforge: 0\nplugins: [promptforge/web]\ntools:\n  f: 'promptforge/w\n---\n# P\n";
+        let fixture = Fixture::new(text);
+        let offset = fixture.at("promptforge/w\n", 13);
+        let items = completion(fixture.prompt(), &web_catalog(), offset).expect("at a path");
+        assert_eq!(labels(&items), ["promptforge/web/fetch"]);
+        assert_eq!(items[0].replace, offset - 13..offset);
+        assert_eq!(items[0].detail.as_deref(), Some("Fetches a page."));
+        assert_eq!(
+            items[0].documentation.as_deref(),
+            Some("Fetches a page.\nReturns its text.")
+        );
+        let key = fixture.at("  f:", 2);
+        assert_eq!(completion(fixture.prompt(), &web_catalog(), key), None);
     }
 }
