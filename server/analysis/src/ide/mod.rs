@@ -7,8 +7,11 @@
 pub mod catalog_completion;
 pub mod completion;
 pub mod cursor;
+pub mod definition;
 pub mod hover;
 pub mod lua_context;
+pub mod references;
+pub mod rename;
 
 use std::ops::Range;
 
