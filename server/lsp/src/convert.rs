@@ -6,11 +6,14 @@
 use std::ops::Range;
 
 use ide::completion::CompletionKind;
+use ide::inlay_hints::{InlayHintKind, Tooltip};
 use promptforge_analysis::ide;
 use promptforge_syntax::{LineCol, LineIndex};
 use tower_lsp::lsp_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, Hover, HoverContents,
-    MarkupContent, MarkupKind, Position, Range as LspRange, TextEdit,
+    InlayHint, InlayHintKind as LspInlayHintKind, InlayHintLabel, InlayHintTooltip, MarkupContent,
+    MarkupKind, ParameterInformation, ParameterLabel, Position, Range as LspRange, SignatureHelp,
+    SignatureInformation, TextEdit,
 };
 
 use crate::encoding::PositionEncoding;
@@ -104,5 +107,51 @@ pub fn completion_item(
             new_text: item.insert_text,
         })),
         ..CompletionItem::default()
+    }
+}
+
+/// Signature help in the protocol's terms: one signature, its parameters as
+/// offsets into its label.
+pub fn signature_help(help: ide::signature_help::SignatureHelp) -> SignatureHelp {
+    let parameters = help
+        .parameters
+        .iter()
+        .map(|param| ParameterInformation {
+            label: ParameterLabel::LabelOffsets([param.start as u32, param.end as u32]),
+            documentation: None,
+        })
+        .collect();
+    SignatureHelp {
+        signatures: vec![SignatureInformation {
+            label: help.label,
+            documentation: Some(Documentation::MarkupContent(markdown(help.documentation))),
+            parameters: Some(parameters),
+            active_parameter: None,
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(help.active_parameter),
+    }
+}
+
+/// An inlay hint in the protocol's terms: a token count is a type hint, a tool
+/// path a hint of no kind; both with a space before them.
+pub fn inlay_hint(positions: &Positions<'_>, hint: ide::inlay_hints::InlayHint) -> InlayHint {
+    let kind = match hint.kind {
+        InlayHintKind::ToolPath => None,
+        InlayHintKind::TokenCount => Some(LspInlayHintKind::TYPE),
+    };
+    let tooltip = hint.tooltip.map(|tooltip| match tooltip {
+        Tooltip::Plain(text) => InlayHintTooltip::String(text),
+        Tooltip::Markdown(text) => InlayHintTooltip::MarkupContent(markdown(text)),
+    });
+    InlayHint {
+        position: positions.position(hint.offset),
+        label: InlayHintLabel::String(hint.label),
+        kind,
+        text_edits: None,
+        tooltip,
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
     }
 }

@@ -9,9 +9,12 @@ pub mod completion;
 pub mod cursor;
 pub mod definition;
 pub mod hover;
+pub mod inlay_hints;
 pub mod lua_context;
 pub mod references;
 pub mod rename;
+pub mod signature_help;
+pub mod token_hints;
 
 use std::ops::Range;
 

@@ -14,7 +14,6 @@ pub mod rename;
 pub mod semantic_tokens;
 pub mod signature_help;
 pub mod test_file_features;
-pub mod token_hints;
 
 use tower_lsp::lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
