@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use ide::completion::CompletionKind;
+use ide::completion_item::CompletionKind;
 use ide::inlay_hints::{InlayHintKind, Tooltip};
 use promptforge_analysis::ide;
 use promptforge_syntax::{LineCol, LineIndex};
@@ -93,7 +93,7 @@ pub fn completion_kind(kind: CompletionKind) -> CompletionItemKind {
 /// A completion item in the protocol's terms: its text replaces its range.
 pub fn completion_item(
     positions: &Positions<'_>,
-    item: ide::completion::CompletionItem,
+    item: ide::completion_item::CompletionItem,
 ) -> CompletionItem {
     CompletionItem {
         label: item.label,

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use super::completion::{CompletionItem, CompletionKind};
+use super::completion_item::{CompletionItem, CompletionKind};
 use super::cursor::{line_start, token_start};
 use super::PromptText;
 use crate::requirements::CatalogView;

@@ -6,6 +6,7 @@
 
 pub mod catalog_completion;
 pub mod completion;
+pub mod completion_item;
 pub mod cursor;
 pub mod definition;
 pub mod hover;

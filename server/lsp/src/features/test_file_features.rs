@@ -18,15 +18,15 @@ use promptforge_syntax::test_file::problem::{
 use promptforge_syntax::test_file::TestFile;
 use promptforge_syntax::Analysis;
 use tower_lsp::lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, GotoDefinitionResponse,
-    Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range as LspRange,
-    TextEdit, Url,
+    CompletionItem, GotoDefinitionResponse, Hover, Location, Position, Range as LspRange, Url,
 };
 
 use crate::catalog::Catalogs;
-use crate::convert::Positions;
+use crate::convert::{self, Positions};
 use crate::documents::Documents;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::ide;
+use promptforge_analysis::ide::completion_item::CompletionKind;
 use promptforge_analysis::ide::cursor::{line_start, token_start};
 use promptforge_analysis::ide::hover::{alias_text, tool_details};
 use promptforge_engine::requirements::CatalogView;
@@ -194,35 +194,20 @@ fn completion_items(
     let indent = marks.len() - marks.trim_start_matches(' ').len();
     let keys = enclosing_keys(text, line_start, indent)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let item = |label: &str, kind, detail: Option<String>, doc: Option<String>, new: String| {
-        CompletionItem {
+    let item = |label: &str, kind, detail, documentation, insert_text| {
+        let item = ide::completion_item::CompletionItem {
             label: label.to_owned(),
-            kind: Some(kind),
+            kind,
             detail,
-            documentation: doc.map(|value| {
-                Documentation::MarkupContent(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value,
-                })
-            }),
-            text_edit: Some(CompletionTextEdit::Edit(TextEdit {
-                range: positions.range(&(start..offset)),
-                new_text: new,
-            })),
-            ..CompletionItem::default()
-        }
+            documentation,
+            replace: start..offset,
+            insert_text,
+        };
+        convert::completion_item(&positions, item)
     };
     let key_items = |list: &[&str]| {
         list.iter()
-            .map(|k| {
-                item(
-                    k,
-                    CompletionItemKind::PROPERTY,
-                    None,
-                    None,
-                    format!("{k}: "),
-                )
-            })
+            .map(|k| item(k, CompletionKind::Property, None, None, format!("{k}: ")))
             .collect::<Vec<_>>()
     };
     match keys.as_slice() {
@@ -245,7 +230,7 @@ fn completion_items(
                         );
                         item(
                             alias,
-                            CompletionItemKind::FUNCTION,
+                            CompletionKind::Function,
                             detail,
                             None,
                             format!("{alias}: "),
@@ -265,7 +250,7 @@ fn completion_items(
                         let doc = (!tool.description.is_empty()).then(|| tool.description.clone());
                         item(
                             &tool.path,
-                            CompletionItemKind::FUNCTION,
+                            CompletionKind::Function,
                             detail,
                             doc,
                             format!("{}:", tool.path),
@@ -343,13 +328,10 @@ pub fn hover(
         };
         (text, alias.range.clone())
     };
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: markdown,
-        }),
-        range: Some(positions.range(&range)),
-    })
+    Some(convert::hover(
+        &positions,
+        ide::hover::Hover { range, markdown },
+    ))
 }
 
 /// The definition at `position` in the test file of `snapshot`: an alias -> the
