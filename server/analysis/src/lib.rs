@@ -3,7 +3,9 @@
 //! facts of a document's Lua blocks, its section tree with visibility, the static
 //! Lua checks, requirements against the Host's catalog, and every diagnostic with
 //! the fixes that apply. `promptforge check` and the language server both call
-//! [`diagnostics`] and only render what it returns.
+//! [`diagnostics`] and only render what it returns. The editor's questions about
+//! a prompt (hover, completion, definition, references, rename, inlay hints,
+//! signature help) are answered in [`ide`] on byte offsets and plain types.
 
 pub mod api_reference;
 pub mod checks;

@@ -103,7 +103,10 @@ pub fn rope_offset(rope: &Rope, position: Position, encoding: PositionEncoding) 
 
 #[cfg(test)]
 mod tests {
+    use promptforge_syntax::LineIndex;
+
     use super::*;
+    use crate::convert::Positions;
 
     fn both(text: &str, line: u32, character: u32, encoding: PositionEncoding) -> (usize, usize) {
         let index = LineIndex::new(text);
