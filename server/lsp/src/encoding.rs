@@ -103,72 +103,7 @@ pub fn rope_offset(rope: &Rope, position: Position, encoding: PositionEncoding) 
 
 #[cfg(test)]
 mod tests {
-    use promptforge_syntax::LineIndex;
-
     use super::*;
-    use crate::convert::Positions;
-
-    fn both(text: &str, line: u32, character: u32, encoding: PositionEncoding) -> (usize, usize) {
-        let index = LineIndex::new(text);
-        let positions = Positions {
-            text,
-            index: &index,
-            encoding,
-        };
-        let position = Position::new(line, character);
-        (
-            positions.offset(position),
-            rope_offset(&Rope::from_str(text), position, encoding),
-        )
-    }
-
-    #[test]
-    fn rope_and_line_index_agree_on_every_line_end_and_width() {
-        let text = "\u{feff}a😀b\r\nc\rd\né\n";
-        for encoding in [
-            PositionEncoding::Utf16,
-            PositionEncoding::Utf8,
-            PositionEncoding::Utf32,
-        ] {
-            for line in 0..6 {
-                for character in 0..8 {
-                    let (index, rope) = both(text, line, character, encoding);
-                    assert_eq!(index, rope, "{encoding:?} {line}:{character}");
-                }
-            }
-        }
-        // After the BOM, 'a', then the astral character (2 UTF-16 units, 4 bytes).
-        assert_eq!(both(text, 0, 3, PositionEncoding::Utf16).0, 8);
-        assert_eq!(both(text, 0, 2, PositionEncoding::Utf16).0, 4);
-        assert_eq!(both(text, 0, 5, PositionEncoding::Utf8).0, 8);
-        assert_eq!(both(text, 2, 0, PositionEncoding::Utf16).0, 13);
-    }
-
-    #[test]
-    fn positions_round_trip() {
-        let text = "x😀\r\n\tÿz";
-        let index = LineIndex::new(text);
-        for encoding in [
-            PositionEncoding::Utf16,
-            PositionEncoding::Utf8,
-            PositionEncoding::Utf32,
-        ] {
-            let positions = Positions {
-                text,
-                index: &index,
-                encoding,
-            };
-            for (offset, _) in text.char_indices().filter(|(i, _)| *i != 6) {
-                assert_eq!(positions.offset(positions.position(offset)), offset);
-            }
-        }
-        let utf8 = Positions {
-            text,
-            index: &index,
-            encoding: PositionEncoding::Utf8,
-        };
-        assert_eq!(utf8.position(text.len()), Position::new(1, 4));
-    }
 
     #[test]
     fn utf8_is_chosen_only_when_offered() {
@@ -183,14 +118,5 @@ mod tests {
             PositionEncoding::negotiate(Some(&offered)),
             PositionEncoding::Utf32
         );
-        let text = "a😀b";
-        let index = LineIndex::new(text);
-        let utf32 = Positions {
-            text,
-            index: &index,
-            encoding: PositionEncoding::Utf32,
-        };
-        assert_eq!(utf32.position(5), Position::new(0, 2));
-        assert_eq!(utf32.offset(Position::new(0, 2)), 5);
     }
 }

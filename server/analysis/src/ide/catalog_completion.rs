@@ -27,6 +27,27 @@ fn enclosing_key(text: &str, yaml: &Range<usize>, offset: usize) -> Option<Strin
     })
 }
 
+/// One completion per tool of the catalog's ready Plugins: its path, the first
+/// line of its description beside it and the whole description as documentation;
+/// `insert` makes the text that replaces `replace` from the path.
+pub fn tool_items(
+    catalog: &CatalogView,
+    replace: &Range<usize>,
+    insert: impl Fn(&str) -> String,
+) -> Vec<CompletionItem> {
+    catalog
+        .tools()
+        .map(|tool| CompletionItem {
+            label: tool.path.clone(),
+            kind: CompletionKind::Function,
+            detail: tool.description.lines().next().map(str::to_owned),
+            documentation: (!tool.description.is_empty()).then(|| tool.description.clone()),
+            replace: replace.clone(),
+            insert_text: insert(&tool.path),
+        })
+        .collect()
+}
+
 /// The catalog completions at `offset` inside the frontmatter's YAML, or None
 /// when the cursor is not at a Plugin id or a tool path.
 pub fn completion(
@@ -84,16 +105,7 @@ pub fn completion(
             if !indented || alias.is_empty() || alias.contains([':', ' ']) {
                 return None;
             }
-            Some(
-                catalog
-                    .tools()
-                    .map(|tool| {
-                        let detail = tool.description.lines().next().map(str::to_owned);
-                        let doc = (!tool.description.is_empty()).then(|| tool.description.clone());
-                        item(&tool.path, CompletionKind::Function, detail, doc)
-                    })
-                    .collect(),
-            )
+            Some(tool_items(catalog, &(start..offset), str::to_owned))
         }
         _ => None,
     }

@@ -26,6 +26,7 @@ use crate::convert::{self, Positions};
 use crate::documents::Documents;
 use crate::snapshot::Snapshot;
 use promptforge_analysis::ide;
+use promptforge_analysis::ide::catalog_completion::tool_items;
 use promptforge_analysis::ide::completion_item::CompletionKind;
 use promptforge_analysis::ide::cursor::{line_start, token_start};
 use promptforge_analysis::ide::hover::{alias_text, tool_details};
@@ -242,20 +243,11 @@ fn completion_items(
         ["cases", "tools"] => {
             let (_, prompt) = load(documents, snapshot);
             let catalog = catalog_of(catalogs, prompt.as_ref());
+            let items = tool_items(&catalog, &(start..offset), |path| format!("{path}:"));
+            let items = items.into_iter();
             Some(
-                catalog
-                    .tools()
-                    .map(|tool| {
-                        let detail = tool.description.lines().next().map(str::to_owned);
-                        let doc = (!tool.description.is_empty()).then(|| tool.description.clone());
-                        item(
-                            &tool.path,
-                            CompletionKind::Function,
-                            detail,
-                            doc,
-                            format!("{}:", tool.path),
-                        )
-                    })
+                items
+                    .map(|item| convert::completion_item(&positions, item))
                     .collect(),
             )
         }
