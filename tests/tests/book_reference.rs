@@ -1,6 +1,6 @@
 //! The book's two generated reference pages never drift from their one source:
-//! `docs/src/reference/lua-api.md` is the language server's API table
-//! (`promptforge_lsp::api_reference::markdown`), and `docs/src/reference/cli.md`
+//! `docs/src/reference/lua-api.md` is the analysis layer's API table
+//! (`promptforge_analysis::api_reference::markdown`), and `docs/src/reference/cli.md`
 //! is the real binary's `--help` texts and the exit statuses of
 //! `server/cli/src/exit.rs`. Each test compares the checked-in page with the
 //! generated text; with `UPDATE_BOOK=1` it rewrites the page instead. And the API
@@ -9,10 +9,10 @@
 
 use std::collections::BTreeSet;
 
+use promptforge_analysis::api_reference::{self, API};
 use promptforge_engine::testing::{
     prompt, result, run, run_on, section, section_body, web_frontmatter, TestHost, TestTool,
 };
-use promptforge_lsp::api_reference::{self, API};
 use promptforge_syntax::api_names::{LUA_GLOBALS, SECTION_GLOBALS, UNRESERVED_LUA_GLOBALS};
 use promptforge_tests::{run_in, workspace_root};
 
@@ -111,7 +111,7 @@ fn every_global_and_member_the_engine_installs_has_an_entry() {
         .collect();
     assert!(
         missing.is_empty(),
-        "these globals and members (of the VM, or of SECTION_GLOBALS) have no entry in server/lsp/src/api_reference.rs: {missing:?}"
+        "these globals and members (of the VM, or of SECTION_GLOBALS) have no entry in server/analysis/src/api_reference.rs: {missing:?}"
     );
     // And the other way: every documented member of a global table exists. `tools.calls`
     // appears (through the table's metatable) with the section's first tool call, and
@@ -124,7 +124,7 @@ fn every_global_and_member_the_engine_installs_has_an_entry() {
         .collect();
     assert!(
         stale.is_empty(),
-        "these entries of server/lsp/src/api_reference.rs name nothing the VM has: {stale:?}"
+        "these entries of server/analysis/src/api_reference.rs name nothing the VM has: {stale:?}"
     );
 }
 
@@ -178,7 +178,7 @@ fn every_documented_member_of_a_returned_value_exists() {
     assert_eq!(
         result(&outcome).as_deref(),
         Some("missing: "),
-        "entries of server/lsp/src/api_reference.rs name members the engine's values lack"
+        "entries of server/analysis/src/api_reference.rs name members the engine's values lack"
     );
 }
 

@@ -3,17 +3,22 @@
 //! facts of a document's Lua blocks, its section tree with visibility, the static
 //! Lua checks, requirements against the Host's catalog, and every diagnostic with
 //! the fixes that apply. `promptforge check` and the language server both call
-//! [`diagnostics`] and only render what it returns.
+//! [`diagnostics`] and only render what it returns. The editor's questions about
+//! a prompt (hover, completion, definition, references, rename, inlay hints,
+//! signature help) are answered in [`ide`] on byte offsets and plain types.
 
+pub mod api_reference;
 pub mod checks;
 pub mod facts_cache;
 pub mod fixes;
+pub mod ide;
 pub mod lua_facts;
 pub mod read_budget;
 pub mod requirements;
 pub mod source_files;
 pub mod symbols;
 pub mod test_file;
+pub mod tool_parameters;
 pub mod unbound;
 
 use std::sync::Arc;

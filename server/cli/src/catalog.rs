@@ -9,7 +9,8 @@
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use promptforge_engine::harness::{parameter_lines, Activation, OutputKind, Tool, Trust};
+use promptforge_analysis::tool_parameters::parameter_lines;
+use promptforge_engine::harness::{Activation, OutputKind, Tool, Trust};
 use promptforge_engine::{prepare, Host, Prepared, Store};
 use promptforge_luacheck::parse;
 use promptforge_syntax::is_prompt;

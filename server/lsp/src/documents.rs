@@ -20,7 +20,8 @@ use promptforge_syntax::ParsedFile;
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::{TextDocumentContentChangeEvent, Url};
 
-use crate::encoding::{PositionEncoding, Positions};
+use crate::convert::Positions;
+use crate::encoding::PositionEncoding;
 use crate::snapshot::{served_as_prompt, Snapshot};
 use promptforge_analysis::FactsCache;
 

@@ -1,14 +1,13 @@
-//! Positions: byte offsets of a text <-> LSP positions, in the encoding the
-//! client and the server agreed on (UTF-16 code units by default, UTF-8 bytes
-//! or UTF-32 characters when the client offers them). The conversion itself is
-//! the syntax crate's [`LineIndex`] in a [`ColumnUnit`]. Lines end at LF, CRLF and a lone CR, as in
-//! the protocol; a leading BOM takes no column, as in `promptforge check`.
+//! The encoding the client and the server agreed on for LSP columns (UTF-16
+//! code units by default, UTF-8 bytes or UTF-32 characters when the client
+//! offers them), and the byte offset of a position in an edited rope. Offsets
+//! of an analysed text convert in [`crate::convert::Positions`], with the syntax
+//! crate's `LineIndex` in a [`ColumnUnit`]. Lines end at LF, CRLF and a lone CR,
+//! as in the protocol; a leading BOM takes no column, as in `promptforge check`.
 
-use std::ops::Range;
-
-use promptforge_syntax::{ColumnUnit, LineCol, LineIndex};
+use promptforge_syntax::ColumnUnit;
 use ropey::Rope;
-use tower_lsp::lsp_types::{Position, PositionEncodingKind, Range as LspRange};
+use tower_lsp::lsp_types::{Position, PositionEncodingKind};
 
 const BOM: char = '\u{feff}';
 
@@ -75,52 +74,7 @@ impl PositionEncoding {
     }
 }
 
-/// A text with its line index, converting positions in one encoding.
-#[derive(Debug, Clone, Copy)]
-pub struct Positions<'a> {
-    /// The text.
-    pub text: &'a str,
-    /// Its line index.
-    pub index: &'a LineIndex,
-    /// The column unit.
-    pub encoding: PositionEncoding,
-}
-
-impl Positions<'_> {
-    /// The LSP position of byte `offset` (clamped into the text, onto a character start).
-    pub fn position(&self, offset: usize) -> Position {
-        let LineCol { line, col } = self
-            .index
-            .line_col_in(self.text, offset, self.encoding.unit());
-        Position::new(line, col)
-    }
-
-    /// The LSP range of a byte range.
-    pub fn range(&self, bytes: &Range<usize>) -> LspRange {
-        LspRange::new(self.position(bytes.start), self.position(bytes.end))
-    }
-
-    /// The byte offset of an LSP position; a column past the line's end gives the
-    /// line's end, a line past the last gives the text's end, and a column inside a
-    /// character gives the character's start.
-    pub fn offset(&self, position: Position) -> usize {
-        let pos = LineCol {
-            line: position.line,
-            col: position.character,
-        };
-        self.index.offset_in(self.text, pos, self.encoding.unit())
-    }
-
-    /// The byte range of an LSP range (each end converted as [`Positions::offset`] does; a
-    /// reversed range is put in order).
-    pub fn byte_range(&self, range: LspRange) -> Range<usize> {
-        let start = self.offset(range.start);
-        let end = self.offset(range.end);
-        start.min(end)..start.max(end)
-    }
-}
-
-/// The byte offset in `rope` of an LSP position, clamped as [`Positions::offset`] does.
+/// The byte offset in `rope` of an LSP position, clamped as [`crate::convert::Positions::offset`] does.
 pub fn rope_offset(rope: &Rope, position: Position, encoding: PositionEncoding) -> usize {
     let line = position.line as usize;
     if line >= rope.len_lines() {
@@ -151,68 +105,6 @@ pub fn rope_offset(rope: &Rope, position: Position, encoding: PositionEncoding) 
 mod tests {
     use super::*;
 
-    fn both(text: &str, line: u32, character: u32, encoding: PositionEncoding) -> (usize, usize) {
-        let index = LineIndex::new(text);
-        let positions = Positions {
-            text,
-            index: &index,
-            encoding,
-        };
-        let position = Position::new(line, character);
-        (
-            positions.offset(position),
-            rope_offset(&Rope::from_str(text), position, encoding),
-        )
-    }
-
-    #[test]
-    fn rope_and_line_index_agree_on_every_line_end_and_width() {
-        let text = "\u{feff}a😀b\r\nc\rd\né\n";
-        for encoding in [
-            PositionEncoding::Utf16,
-            PositionEncoding::Utf8,
-            PositionEncoding::Utf32,
-        ] {
-            for line in 0..6 {
-                for character in 0..8 {
-                    let (index, rope) = both(text, line, character, encoding);
-                    assert_eq!(index, rope, "{encoding:?} {line}:{character}");
-                }
-            }
-        }
-        // After the BOM, 'a', then the astral character (2 UTF-16 units, 4 bytes).
-        assert_eq!(both(text, 0, 3, PositionEncoding::Utf16).0, 8);
-        assert_eq!(both(text, 0, 2, PositionEncoding::Utf16).0, 4);
-        assert_eq!(both(text, 0, 5, PositionEncoding::Utf8).0, 8);
-        assert_eq!(both(text, 2, 0, PositionEncoding::Utf16).0, 13);
-    }
-
-    #[test]
-    fn positions_round_trip() {
-        let text = "x😀\r\n\tÿz";
-        let index = LineIndex::new(text);
-        for encoding in [
-            PositionEncoding::Utf16,
-            PositionEncoding::Utf8,
-            PositionEncoding::Utf32,
-        ] {
-            let positions = Positions {
-                text,
-                index: &index,
-                encoding,
-            };
-            for (offset, _) in text.char_indices().filter(|(i, _)| *i != 6) {
-                assert_eq!(positions.offset(positions.position(offset)), offset);
-            }
-        }
-        let utf8 = Positions {
-            text,
-            index: &index,
-            encoding: PositionEncoding::Utf8,
-        };
-        assert_eq!(utf8.position(text.len()), Position::new(1, 4));
-    }
-
     #[test]
     fn utf8_is_chosen_only_when_offered() {
         assert_eq!(PositionEncoding::negotiate(None), PositionEncoding::Utf16);
@@ -226,14 +118,5 @@ mod tests {
             PositionEncoding::negotiate(Some(&offered)),
             PositionEncoding::Utf32
         );
-        let text = "a😀b";
-        let index = LineIndex::new(text);
-        let utf32 = Positions {
-            text,
-            index: &index,
-            encoding: PositionEncoding::Utf32,
-        };
-        assert_eq!(utf32.position(5), Position::new(0, 2));
-        assert_eq!(utf32.offset(Position::new(0, 2)), 5);
     }
 }

@@ -4,14 +4,14 @@
 //! - [`framing`] (the `promptforge-transport` crate): the frames read from the client, checked before tower-lsp sees them;
 //! - [`documents`]: the open documents (ropey text, incremental [`promptforge_syntax::ParsedFile`]) and their versions;
 //! - [`snapshot`]: one immutable view per version, which every request reads;
-//! - [`encoding`]: byte offsets <-> LSP positions (UTF-16, or UTF-8 when offered);
+//! - [`encoding`]: the negotiated column unit (UTF-16, or UTF-8 or UTF-32 when offered) and edits' offsets in the rope;
+//! - [`convert`]: the one place positions, ranges, markup and the analysis layer's answers become protocol types;
 //! - the semantic model of a snapshot (Lua facts, sections, static checks, every
 //!   diagnostic and its fixes) is [`promptforge_analysis`]'s;
-//! - [`api_reference`]: the Lua API's signatures and reference text;
 //! - [`catalog`]: the Hosts of the documents' configurations and their Plugins' tools;
 //! - [`fault`]: fault injection for the protocol tests (with the `fault-injection` feature);
 //! - [`diagnostics`]: a snapshot's diagnostics in the protocol's terms, for the publisher and the code actions;
-//! - [`features`]: one module per protocol request;
+//! - [`features`]: one module per protocol request: the prompt features ask [`promptforge_analysis::ide`] and convert its answers;
 //! - [`publisher`]: computing and publishing diagnostics, also outside a handler;
 //! - [`run`]: running prompts and their tests from the editor (`editor.md` §2);
 //! - [`run_failures`]: the failures of runs and test cases, shown in place until the next edit;
@@ -21,9 +21,9 @@
 
 #![warn(missing_docs)]
 
-pub mod api_reference;
 pub mod catalog;
 pub mod client_request;
+pub mod convert;
 pub mod diagnostics;
 pub mod documents;
 pub mod encoding;

@@ -55,7 +55,7 @@ pub struct Server {
     /// The runs started from the editor.
     runner: Arc<Runner>,
     /// The token counts the inlay hints made.
-    token_counts: Arc<features::token_hints::TokenCounts>,
+    token_counts: Arc<features::inlay_hints::TokenCounts>,
 }
 
 impl Server {
@@ -583,15 +583,12 @@ impl LanguageServer for Server {
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         let counts = Arc::clone(&self.token_counts);
         self.catalog_request("inlayHint", &params.text_document.uri, |s, c| {
-            let mut hints = features::inlay_hints::inlay_hints(s, c, params.range);
-            hints.extend(features::token_hints::token_hints(
+            Some(features::inlay_hints::inlay_hints(
                 s,
                 c,
                 &counts,
                 params.range,
-            ));
-            hints.sort_by_key(|h| (h.position.line, h.position.character));
-            Some(hints)
+            ))
         })
         .await
     }

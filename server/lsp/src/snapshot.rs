@@ -6,7 +6,9 @@ use promptforge_syntax::{is_prompt, Analysis, ParsedFile};
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::Url;
 
-use crate::encoding::{PositionEncoding, Positions};
+use crate::convert::Positions;
+use crate::encoding::PositionEncoding;
+use promptforge_analysis::ide::PromptText;
 use promptforge_analysis::{FactsCache, Model};
 use promptforge_engine::requirements::CatalogView;
 use promptforge_syntax::Diagnostic;
@@ -94,6 +96,15 @@ impl Snapshot {
             text: &self.text,
             index: &self.analysis.line_index,
             encoding: self.encoding,
+        }
+    }
+
+    /// This version as the analysis layer's editor features read it.
+    pub fn ide(&self) -> PromptText<'_> {
+        PromptText {
+            text: &self.text,
+            analysis: &self.analysis,
+            model: self.model(),
         }
     }
 

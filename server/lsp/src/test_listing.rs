@@ -13,7 +13,8 @@ use tower_lsp::lsp_types::{InitializeParams, Range, Url};
 
 use crate::documents::Documents;
 
-use crate::encoding::{PositionEncoding, Positions};
+use crate::convert::Positions;
+use crate::encoding::PositionEncoding;
 use crate::test_uris::path_of;
 
 /// The request's method name.

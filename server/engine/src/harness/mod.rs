@@ -1,7 +1,6 @@
 //! The Harness: the Plugins the Host registers, and the run's tool catalog built
 //! from the Plugins a prompt declares (Tools chapter, "Declaring Plugins" to "Tool slots").
 
-pub mod parameters;
 pub mod plugin;
 pub mod run_end;
 pub mod tool;
@@ -9,7 +8,6 @@ pub mod tool;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-pub use parameters::parameter_lines;
 pub use plugin::{Activation, ActivationError, ActivationLog, Plugin, Services};
 pub use run_end::{EndGuard, RunEnd};
 pub use tool::{OutputKind, Tool, ToolError, ToolId, ToolOutput, Trust};

@@ -1,51 +1,100 @@
-//! `textDocument/inlayHint`: the tool path after each string alias argument of
-//! `tools.add`/`tools.always`/`tools.call` that names a tool slot, with the
-//! catalog's description of the tool as its tooltip.
+//! `textDocument/inlayHint`: [`promptforge_analysis::ide::inlay_hints`] (tool
+//! paths) and [`promptforge_analysis::ide::token_hints`] (token counts) inside
+//! the requested range. Texts are counted with the prompt's model's encoding
+//! when it declares one label, else `o200k_base`, and the counts kept per text
+//! ([`TokenCounts`]).
 
-use tower_lsp::lsp_types::{
-    InlayHint, InlayHintLabel, InlayHintTooltip, MarkupContent, MarkupKind, Range as LspRange,
-};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Mutex;
 
+use promptforge_analysis::ide;
+use promptforge_analysis::ide::token_hints::TokenCounter;
+use promptforge_analysis::requirements::CatalogView;
+use promptforge_tokens::Encoding;
+use tower_lsp::lsp_types::{InlayHint, Range as LspRange};
+
+use crate::convert;
 use crate::snapshot::Snapshot;
-use promptforge_analysis::symbols::{literal_uses, ALIAS_FUNCTIONS};
-use promptforge_engine::requirements::CatalogView;
 
-/// The inlay hints inside `range`.
-pub fn inlay_hints(snapshot: &Snapshot, catalog: &CatalogView, range: LspRange) -> Vec<InlayHint> {
-    let Some(frontmatter) = snapshot.analysis.document.frontmatter.as_ref() else {
-        return Vec::new();
-    };
+/// How many counted texts the server keeps (past it, the cache starts over).
+pub const MAX_COUNTED_TEXTS: usize = 4096;
+
+/// The counts made so far, by encoding and text hash.
+#[derive(Default)]
+pub struct TokenCounts {
+    counts: Mutex<HashMap<(Encoding, u64), u64>>,
+}
+
+impl TokenCounts {
+    fn count(&self, encoding: Encoding, text: &str) -> Option<u64> {
+        let mut hasher = rustc_hash::FxBuildHasher.build_hasher();
+        hasher.write(text.as_bytes());
+        let key = (encoding, hasher.finish());
+        if let Some(count) = self.lock().get(&key) {
+            return Some(*count);
+        }
+        let count = encoding.count(text)?;
+        let mut counts = self.lock();
+        if counts.len() >= MAX_COUNTED_TEXTS {
+            counts.clear();
+        }
+        counts.insert(key, count);
+        Some(count)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(Encoding, u64), u64>> {
+        self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The counts of one encoding, through the server's cache.
+struct Counter<'a> {
+    counts: &'a TokenCounts,
+    encoding: Encoding,
+}
+
+impl TokenCounter for Counter<'_> {
+    fn encoding_name(&self) -> &str {
+        self.encoding.name()
+    }
+
+    fn count(&self, text: &str) -> Option<u64> {
+        self.counts.count(self.encoding, text)
+    }
+}
+
+/// The encoding a prompt's texts are counted with: its one label's model's, else
+/// `o200k_base`.
+fn encoding_of(catalog: &CatalogView) -> Encoding {
+    match catalog.labels.as_slice() {
+        [only] => only
+            .provider_model
+            .as_deref()
+            .map_or(Encoding::O200kBase, Encoding::for_model),
+        _ => Encoding::O200kBase,
+    }
+}
+
+/// The tool path and token count hints inside `range`, in position order.
+pub fn inlay_hints(
+    snapshot: &Snapshot,
+    catalog: &CatalogView,
+    counts: &TokenCounts,
+    range: LspRange,
+) -> Vec<InlayHint> {
     let positions = snapshot.positions();
     let wanted = positions.byte_range(range);
-    literal_uses(snapshot.model())
+    let prompt = snapshot.ide();
+    let counter = Counter {
+        counts,
+        encoding: encoding_of(catalog),
+    };
+    let mut hints: Vec<InlayHint> = ide::inlay_hints::inlay_hints(prompt, catalog, &wanted)
         .into_iter()
-        .filter(|used| ALIAS_FUNCTIONS.contains(&used.callee))
-        .filter(|used| {
-            let at = used.literal.range.end;
-            wanted.start <= at && at <= wanted.end
-        })
-        .filter_map(|used| {
-            let slot = frontmatter.slot(&used.literal.value)?;
-            let path = slot.path.as_ref()?;
-            let tooltip = catalog
-                .tool(&path.value)
-                .filter(|t| !t.description.is_empty())
-                .map(|t| {
-                    InlayHintTooltip::MarkupContent(MarkupContent {
-                        kind: MarkupKind::Markdown,
-                        value: t.description.clone(),
-                    })
-                });
-            Some(InlayHint {
-                position: positions.position(used.literal.range.end),
-                label: InlayHintLabel::String(path.value.clone()),
-                kind: None,
-                text_edits: None,
-                tooltip,
-                padding_left: Some(true),
-                padding_right: None,
-                data: None,
-            })
-        })
-        .collect()
+        .chain(ide::token_hints::token_hints(prompt, &wanted, &counter))
+        .map(|hint| convert::inlay_hint(&positions, hint))
+        .collect();
+    hints.sort_by_key(|h| (h.position.line, h.position.character));
+    hints
 }

@@ -1,6 +1,5 @@
 //! One module per protocol feature, and the capabilities they add up to.
 
-pub mod catalog_completion;
 pub mod code_actions;
 pub mod code_lens;
 pub mod completion;
@@ -10,13 +9,11 @@ pub mod execute_command;
 pub mod folding;
 pub mod hover;
 pub mod inlay_hints;
-pub mod lua_context;
 pub mod references;
 pub mod rename;
 pub mod semantic_tokens;
 pub mod signature_help;
 pub mod test_file_features;
-pub mod token_hints;
 
 use tower_lsp::lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,

@@ -1,9 +1,9 @@
-//! `textDocument/references`: every place an alias, a label or a section is named.
+//! `textDocument/references`: [`promptforge_analysis::ide::references`] at the position.
 
+use promptforge_analysis::ide;
 use tower_lsp::lsp_types::{Location, Position};
 
 use crate::snapshot::Snapshot;
-use promptforge_analysis::symbols::{occurrences, symbol_at};
 
 /// The places the symbol at `position` appears (its declaration when asked for).
 pub fn references(
@@ -13,14 +13,11 @@ pub fn references(
 ) -> Option<Vec<Location>> {
     let positions = snapshot.positions();
     let offset = positions.offset(position);
-    let document = &snapshot.analysis.document;
-    let model = snapshot.model();
-    let (symbol, _) = symbol_at(document, model, offset)?;
+    let ranges = ide::references::references(snapshot.ide(), offset, include_declaration)?;
     Some(
-        occurrences(document, model, &symbol)
-            .into_iter()
-            .filter(|o| include_declaration || !o.declaration)
-            .map(|o| Location::new(snapshot.uri.clone(), positions.range(&o.range)))
+        ranges
+            .iter()
+            .map(|range| Location::new(snapshot.uri.clone(), positions.range(range)))
             .collect(),
     )
 }

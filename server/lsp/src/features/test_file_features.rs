@@ -18,16 +18,18 @@ use promptforge_syntax::test_file::problem::{
 use promptforge_syntax::test_file::TestFile;
 use promptforge_syntax::Analysis;
 use tower_lsp::lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, GotoDefinitionResponse,
-    Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range as LspRange,
-    TextEdit, Url,
+    CompletionItem, GotoDefinitionResponse, Hover, Location, Position, Range as LspRange, Url,
 };
 
-use super::hover::{alias_text, tool_details};
 use crate::catalog::Catalogs;
+use crate::convert::{self, Positions};
 use crate::documents::Documents;
-use crate::encoding::Positions;
 use crate::snapshot::Snapshot;
+use promptforge_analysis::ide;
+use promptforge_analysis::ide::catalog_completion::tool_items;
+use promptforge_analysis::ide::completion_item::CompletionKind;
+use promptforge_analysis::ide::cursor::{line_start, token_start};
+use promptforge_analysis::ide::hover::{alias_text, tool_details};
 use promptforge_engine::requirements::CatalogView;
 
 /// The prompt a test file tests, read and parsed.
@@ -180,18 +182,8 @@ fn completion_items(
     let positions = snapshot.positions();
     let offset = positions.offset(position);
     let text = snapshot.text.as_str();
-    let line_start = text
-        .get(..offset)?
-        .rfind(['\n', '\r'])
-        .map_or(0, |at| at + 1);
-    let typed = text.get(line_start..offset)?;
-    let token_len: usize = typed
-        .chars()
-        .rev()
-        .take_while(|&c| is_word_char(c))
-        .map(char::len_utf8)
-        .sum();
-    let start = offset.checked_sub(token_len)?;
+    let line_start = line_start(text, offset)?;
+    let start = token_start(text, offset, is_word_char)?;
     let marks = text.get(line_start..start)?;
     // Only spaces and `- ` list marks may come before the key being typed.
     if !marks.chars().all(|c| c == ' ' || c == '-')
@@ -203,35 +195,20 @@ fn completion_items(
     let indent = marks.len() - marks.trim_start_matches(' ').len();
     let keys = enclosing_keys(text, line_start, indent)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let item = |label: &str, kind, detail: Option<String>, doc: Option<String>, new: String| {
-        CompletionItem {
+    let item = |label: &str, kind, detail, documentation, insert_text| {
+        let item = ide::completion_item::CompletionItem {
             label: label.to_owned(),
-            kind: Some(kind),
+            kind,
             detail,
-            documentation: doc.map(|value| {
-                Documentation::MarkupContent(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value,
-                })
-            }),
-            text_edit: Some(CompletionTextEdit::Edit(TextEdit {
-                range: positions.range(&(start..offset)),
-                new_text: new,
-            })),
-            ..CompletionItem::default()
-        }
+            documentation,
+            replace: start..offset,
+            insert_text,
+        };
+        convert::completion_item(&positions, item)
     };
     let key_items = |list: &[&str]| {
         list.iter()
-            .map(|k| {
-                item(
-                    k,
-                    CompletionItemKind::PROPERTY,
-                    None,
-                    None,
-                    format!("{k}: "),
-                )
-            })
+            .map(|k| item(k, CompletionKind::Property, None, None, format!("{k}: ")))
             .collect::<Vec<_>>()
     };
     match keys.as_slice() {
@@ -254,7 +231,7 @@ fn completion_items(
                         );
                         item(
                             alias,
-                            CompletionItemKind::FUNCTION,
+                            CompletionKind::Function,
                             detail,
                             None,
                             format!("{alias}: "),
@@ -266,20 +243,11 @@ fn completion_items(
         ["cases", "tools"] => {
             let (_, prompt) = load(documents, snapshot);
             let catalog = catalog_of(catalogs, prompt.as_ref());
+            let items = tool_items(&catalog, &(start..offset), |path| format!("{path}:"));
+            let items = items.into_iter();
             Some(
-                catalog
-                    .tools()
-                    .map(|tool| {
-                        let detail = tool.description.lines().next().map(str::to_owned);
-                        let doc = (!tool.description.is_empty()).then(|| tool.description.clone());
-                        item(
-                            &tool.path,
-                            CompletionItemKind::FUNCTION,
-                            detail,
-                            doc,
-                            format!("{}:", tool.path),
-                        )
-                    })
+                items
+                    .map(|item| convert::completion_item(&positions, item))
                     .collect(),
             )
         }
@@ -352,13 +320,10 @@ pub fn hover(
         };
         (text, alias.range.clone())
     };
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: markdown,
-        }),
-        range: Some(positions.range(&range)),
-    })
+    Some(convert::hover(
+        &positions,
+        ide::hover::Hover { range, markdown },
+    ))
 }
 
 /// The definition at `position` in the test file of `snapshot`: an alias -> the

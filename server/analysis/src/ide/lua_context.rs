@@ -2,6 +2,8 @@
 //! not parse yet while the author types): inside the string argument of an API
 //! call, after `table.`, or inside a call's parentheses.
 
+use super::cursor::{is_ident, token_start};
+
 /// The cursor inside the first string argument of a call (or a string element of
 /// `tools.add({...})`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,20 +14,10 @@ pub struct StringArg<'a> {
     pub value_start: usize,
 }
 
-fn is_ident(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
 /// The dotted name that ends `text` (`tools.call` in `x = tools.call`), when it is
 /// not itself the member of a longer expression (`a.jump` is not `jump`).
 fn trailing_name(text: &str) -> Option<&str> {
-    let len: usize = text
-        .chars()
-        .rev()
-        .take_while(|&c| is_ident(c) || c == '.')
-        .map(char::len_utf8)
-        .sum();
-    let name = text.get(text.len().saturating_sub(len)..)?;
+    let name = text.get(token_start(text, text.len(), |c| is_ident(c) || c == '.')?..)?;
     (!name.is_empty() && !name.starts_with('.') && !name.ends_with('.')).then_some(name)
 }
 
@@ -83,13 +75,9 @@ fn quotes_open(text: &str) -> bool {
 /// before `offset` ends with `tools.ad` or `tools.`.
 pub fn member_access(text: &str, from: usize, offset: usize) -> Option<(&str, usize)> {
     let prefix = text.get(from..offset)?;
-    let member_len: usize = prefix
-        .chars()
-        .rev()
-        .take_while(|&c| is_ident(c))
-        .map(char::len_utf8)
-        .sum();
-    let head = prefix.get(..prefix.len().saturating_sub(member_len))?;
+    let member_start = token_start(prefix, prefix.len(), is_ident)?;
+    let member_len = prefix.len() - member_start;
+    let head = prefix.get(..member_start)?;
     let head = head.strip_suffix('.')?;
     let table = trailing_name(head)?;
     (!table.contains('.')).then_some((table, offset.saturating_sub(member_len)))

@@ -1,5 +1,5 @@
 //! A tool's JSON Schema parameters as readable lines, for `promptforge catalog`
-//! and the editor's hovers: `name: type (required) - description`.
+//! and the editor's hovers ([`crate::ide::hover`]): `name: type (required) - description`.
 
 use serde_json::Value;
 

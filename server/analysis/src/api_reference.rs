@@ -204,7 +204,7 @@ const GROUPS: &[Group] = &[
 /// [`API`]: the text hover, completion and signature help show, grouped.
 pub fn markdown() -> String {
     let mut page = String::from(
-        "<!-- Generated from server/lsp/src/api_reference.rs: do not edit. Regenerate with\n     UPDATE_BOOK=1 cargo test -p promptforge-tests --test book_reference -->\n\n\
+        "<!-- Generated from server/analysis/src/api_reference.rs: do not edit. Regenerate with\n     UPDATE_BOOK=1 cargo test -p promptforge-tests --test book_reference -->\n\n\
          # Lua API reference\n\n\
          The code in a prompt's Lua blocks runs in Lua 5.4, in a sandbox, with the \
          globals on this page. This page is generated from the same table as the \
