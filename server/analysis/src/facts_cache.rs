@@ -214,17 +214,29 @@ impl Shift {
 fn shifted(facts: &LuaFacts, from: usize, to: usize) -> LuaFacts {
     let by = Shift { from, to };
     let mut out = facts.clone();
-    for call in &mut out.calls {
+    // Every field named, so a new kind of fact cannot be left at the old place.
+    let LuaFacts {
+        calls,
+        identifiers,
+        calls_reads,
+        model_texts,
+        unread: _,
+    } = &mut out;
+    for call in calls {
         call.callee_range = by.range(&call.callee_range);
         for arg in &mut call.args {
             *arg = by.arg(arg);
         }
     }
-    for ident in &mut out.identifiers {
+    for ident in identifiers {
         ident.range = by.range(&ident.range);
     }
-    for read in &mut out.calls_reads {
+    for read in calls_reads {
         read.range = by.range(&read.range);
+    }
+    for text in model_texts {
+        text.range = by.range(&text.range);
+        text.content = by.range(&text.content);
     }
     out
 }
@@ -244,7 +256,7 @@ mod tests {
     #[test]
     fn cached_facts_equal_fresh_ones_at_the_new_place() {
         let text =
-            "---\nname: x\n---\n# T\n```lua\njump('## A')\n```\n```lua\ntools.add({'a', x = 'b'})\n```\n";
+            "---\nname: x\n---\n# T\n```lua\njump('## A')\n```\n```lua\ntools.add({'a', x = 'b'})\nmodels.infer('Say hi')\n```\n";
         let document = crate::parse_for_tests(text).document;
         let cache = FactsCache::default();
         let first = cache.facts(&document.lua_blocks);
@@ -255,6 +267,8 @@ mod tests {
         assert_eq!(second, fresh);
         assert_ne!(first, second);
         assert_eq!(fresh[0].calls[0].callee, "jump");
+        // The text that goes to a model moves with its block too (its token hint).
+        assert_eq!(fresh[1].model_texts.len(), 1);
     }
 
     #[test]

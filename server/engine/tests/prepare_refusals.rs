@@ -3,26 +3,12 @@
 
 use std::sync::Arc;
 
-use promptforge_engine::prepare::{prepare, Prepared};
-use promptforge_engine::store::Store;
+use promptforge_engine::testing::runs::prepare_text;
 use promptforge_engine::testing::tools::FixedPlugin;
-use promptforge_engine::{Host, Position, RunError, RunErrorKind};
-use tokio_util::sync::CancellationToken;
+use promptforge_engine::{Host, Position, RunErrorKind};
 
 fn prompt(frontmatter: &str) -> String {
     format!("---\nname: p\ndescription: d\npromptforge: 0\n{frontmatter}---\n\n# T\n")
-}
-
-async fn run_prepare(text: &str, host: &Host) -> Result<Prepared, RunError> {
-    let analysis = promptforge_luacheck::parse(text);
-    prepare(
-        text,
-        &analysis,
-        host,
-        Arc::new(Store::in_memory()),
-        CancellationToken::new(),
-    )
-    .await
 }
 
 fn host_with(plugins: Vec<FixedPlugin>) -> Host {
@@ -36,7 +22,7 @@ fn host_with(plugins: Vec<FixedPlugin>) -> Host {
 #[tokio::test]
 async fn a_missing_required_plugin_is_refused() {
     let text = prompt("plugins: [acme/absent]\ntools:\n  fetch: acme/absent/fetch\n");
-    let error = run_prepare(&text, &Host::offline()).await.unwrap_err();
+    let error = prepare_text(&text, &Host::offline()).await.unwrap_err();
     assert_eq!(error.kind, RunErrorKind::RequirementsUnmet);
     assert_eq!(
         error.message,
@@ -52,7 +38,7 @@ async fn missing_first_then_conflicts_in_order() {
     let memfs = FixedPlugin::new("acme/memfs", &["acme/memfs/read"]);
     let host = host_with(vec![fs, memfs]);
     let text = prompt("plugins:\n  - acme/fs\n  - zzz/gone\n  - acme/memfs\n  - aaa/gone\n");
-    let error = run_prepare(&text, &host).await.unwrap_err();
+    let error = prepare_text(&text, &host).await.unwrap_err();
     assert_eq!(
         error.message,
         "the environment cannot satisfy this prompt:\n- missing required Plugin: zzz/gone\n- missing required Plugin: aaa/gone\n- conflicting Plugins: acme/fs and acme/memfs cannot be activated together; declare one or the other"
@@ -70,7 +56,7 @@ async fn optional_plugins_are_skipped_with_a_log_line() {
     let text = prompt(
         "plugins:\n  - ref: acme/none\n    optional: true\n  - ref: acme/broken\n    optional: true\n  - acme/web\ntools:\n  get: acme/web/fetch\n  find: acme/web/find\n",
     );
-    let prepared = run_prepare(&text, &host).await.unwrap();
+    let prepared = prepare_text(&text, &host).await.unwrap();
     assert_eq!(
         prepared.log,
         [
@@ -101,7 +87,7 @@ async fn failed_activation_and_empty_plugins_are_missing() {
     let text = prompt(
         "plugins: [acme/broken, acme/empty]\ntools:\n  a: acme/empty/x\n  b: acme/empty/y\n",
     );
-    let error = run_prepare(&text, &host).await.unwrap_err();
+    let error = prepare_text(&text, &host).await.unwrap_err();
     assert_eq!(
         error.message,
         "the environment cannot satisfy this prompt:\n- missing required Plugin: acme/broken\n- missing required Plugin: acme/empty"
@@ -111,7 +97,7 @@ async fn failed_activation_and_empty_plugins_are_missing() {
 #[tokio::test]
 async fn parse_errors_refuse_at_the_first() {
     let text = "---\nname: Bad Name\ndescription: d\npromptforge: 0\n---\n\n# T\n# Again\n";
-    let error = run_prepare(text, &Host::offline()).await.unwrap_err();
+    let error = prepare_text(text, &Host::offline()).await.unwrap_err();
     assert_eq!(error.kind.as_str(), "Frontmatter");
     assert_eq!(error.position, Some(Position { line: 2, column: 7 }));
 }
@@ -124,7 +110,7 @@ async fn labels_resolve_or_fail_binding_at_the_model_value() {
         Arc::new(promptforge_engine::models::echo::EchoProvider),
     );
     let text = prompt("models:\n  writer:\n    model: real\n  other:\n    model: nope\n");
-    let error = run_prepare(&text, &host).await.unwrap_err();
+    let error = prepare_text(&text, &host).await.unwrap_err();
     assert_eq!(error.kind, RunErrorKind::Binding);
     assert_eq!(
         error.position,
@@ -134,7 +120,7 @@ async fn labels_resolve_or_fail_binding_at_the_model_value() {
         })
     );
     let ok = prompt("models:\n  writer:\n    model: real\n    temperature: 0.5\n");
-    let prepared = run_prepare(&ok, &host).await.unwrap();
+    let prepared = prepare_text(&ok, &host).await.unwrap();
     assert_eq!(prepared.labels[0].model.name, "real");
     assert_eq!(prepared.labels[0].temperature, Some(0.5));
     assert_eq!(prepared.round_cap, 24);
