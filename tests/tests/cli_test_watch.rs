@@ -87,10 +87,25 @@ impl Watching {
         self.until(|l| l.contains(" passed, "))
     }
 
+    /// Returns once the watcher waits again: it says so once after each pass, on
+    /// stderr, so the line may come before or after the pass's summary on stdout.
     fn waiting(&self) {
-        self.until(|l| l.contains("promptforge: watching "));
+        let count = |needle: &str| {
+            self.all
+                .borrow()
+                .iter()
+                .filter(|l| l.contains(needle))
+                .count()
+        };
+        if count(WATCHING) >= count(" passed, ") {
+            return;
+        }
+        self.until(|l| l.contains(WATCHING));
     }
 }
+
+/// The line the watcher prints each time it waits for a save.
+const WATCHING: &str = "promptforge: watching ";
 
 impl Drop for Watching {
     fn drop(&mut self) {
