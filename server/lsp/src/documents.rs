@@ -477,6 +477,7 @@ fn differing_span(old: &str, new: &str) -> (Range<usize>, Range<usize>) {
     }
     (prefix..old.len() - suffix, prefix..new.len() - suffix)
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,6 +618,28 @@ mod tests {
         // Shared bytes inside one character do not split it: é is C3 A9, è is C3 A8.
         assert_eq!(differing_span("xé", "xè"), (1..3, 1..3));
         assert_eq!(differing_span("éx", "èx"), (0..2, 0..2));
+        // Past one compared chunk, on both sides, and a suffix that may not
+        // overlap the prefix.
+        let long = "x".repeat(200);
+        let edited = format!("{}Y{}", &long[..130], &long[130..]);
+        assert_eq!(differing_span(&long, &edited), (130..130, 130..131));
+        let (a, b) = (format!("{long}ab{long}"), format!("{long}aXb{long}"));
+        assert_eq!(differing_span(&a, &b), (201..201, 201..202));
+        // Every one-byte insertion and deletion in a text of mixed runs: the
+        // span turns the old text into the new, and the prefix is the longest.
+        let base: String = (0..300)
+            .map(|i| if i % 7 < 3 { 'a' } else { 'b' })
+            .collect();
+        for at in 0..=base.len() {
+            let inserted = format!("{}c{}", &base[..at], &base[at..]);
+            for (old, new) in [(&base, &inserted), (&inserted, &base)] {
+                let (old_span, new_span) = differing_span(old, new);
+                let mut rebuilt = old.clone();
+                rebuilt.replace_range(old_span.clone(), &new[new_span]);
+                assert_eq!(&rebuilt, new, "at {at}");
+                assert_eq!(old_span.start, at, "at {at}");
+            }
+        }
         let documents = Documents::new(CancellationToken::new());
         let uri = Url::parse("file:///p.pf.md").expect("a URI");
         let encoding = PositionEncoding::default();
