@@ -18,7 +18,8 @@ use crate::test_uris::{is_test_uri, path_of};
 /// The open test files that test the prompt at `prompt`: their diagnostics read
 /// its text, so they are published again when it changes, opens or closes.
 /// A test file's text is read (its YAML parsed, the prompt's path
-/// canonicalised) once per text, not on each of its prompt's keystrokes.
+/// canonicalised) once per text, not on each of its prompt's keystrokes; a
+/// path that could not be canonicalised is tried again.
 pub fn tests_of(documents: &Documents, prompt: &Url) -> Vec<Arc<Snapshot>> {
     let open = documents.open_tests(is_test_uri);
     if open.is_empty() {
@@ -33,10 +34,17 @@ pub fn tests_of(documents: &Documents, prompt: &Url) -> Vec<Arc<Snapshot>> {
                 documents.remember_tested(&test.uri, &test.text, Arc::clone(&tested));
                 tested
             });
-            tested.path == prompt_path
-                || tested.canonical.is_some()
-                    && tested.canonical
-                        == *prompt_canonical.get_or_insert_with(|| prompt_path.canonicalize().ok())
+            if tested.path == prompt_path {
+                return true;
+            }
+            // A prompt that did not exist when the test was read may exist now.
+            let canonical = tested
+                .canonical
+                .clone()
+                .or_else(|| tested.path.canonicalize().ok());
+            canonical.is_some()
+                && canonical
+                    == *prompt_canonical.get_or_insert_with(|| prompt_path.canonicalize().ok())
         })
         .filter_map(|test| documents.snapshot(&test.uri))
         .collect()
