@@ -110,11 +110,22 @@ impl Host {
             let built = build_model(&config, name, model, env, extensions)?;
             models.insert(name.clone(), built);
         }
+        Ok(Host::assemble(config, models, env, extensions))
+    }
+
+    /// The Host of `config` with its built `models`, `echo`, and the Plugins
+    /// `extensions` build for `config` with `env`.
+    fn assemble(
+        config: Config,
+        models: BTreeMap<String, HostModel>,
+        env: &dyn Fn(&str) -> Option<String>,
+        extensions: &Extensions,
+    ) -> Host {
         let mut harness = Harness::new();
         for plugin in extensions.build_plugins(&config, env) {
             harness.register(plugin);
         }
-        Ok(Host {
+        Host {
             config,
             harness,
             models,
@@ -127,7 +138,7 @@ impl Host {
             input: None,
             model_override: None,
             pinned: None,
-        })
+        }
     }
 
     /// The Host of the built-in defaults with no extensions: no models (every label
@@ -141,24 +152,7 @@ impl Host {
     /// environment (`promptforge_shipped::offline`: `promptforge/web` with its
     /// defaults, fetch of public addresses and no search).
     pub fn offline_with(extensions: &Extensions) -> Host {
-        let mut harness = Harness::new();
-        for plugin in extensions.build_plugins(&Config::default(), &|_| None) {
-            harness.register(plugin);
-        }
-        Host {
-            config: Config::default(),
-            harness,
-            models: BTreeMap::new(),
-            echo: HostModel {
-                name: ECHO_MODEL.to_owned(),
-                provider: Ok(Arc::new(EchoProvider)),
-                provider_model: ECHO_MODEL.to_owned(),
-            },
-            notice_given: AtomicBool::new(false),
-            input: None,
-            model_override: None,
-            pinned: None,
-        }
+        Host::assemble(Config::default(), BTreeMap::new(), &|_| None, extensions)
     }
 
     /// A Host like this one (configuration, models, limits) with another Harness
