@@ -3,11 +3,12 @@
 //! script running out or left over, `input` answers, `store` seeds, the default
 //! seed, and each expectation's failure with its expected and actual text.
 
-use promptforge_engine::host::Extensions;
+mod web_host;
+
 use promptforge_engine::prompt_tests::{default_seed, run_case, CaseOptions, CaseReport};
 use promptforge_engine::testing::runs::block_on;
-use promptforge_engine::Host;
 use promptforge_syntax::test_file;
+use web_host::web_host;
 
 const FETCHER: &str = "---
 name: fetcher
@@ -285,11 +286,4 @@ fn every_run_error_kind_is_one_the_test_file_accepts() {
             kind.as_str()
         );
     }
-}
-
-/// The offline Host with `promptforge/web` registered, as the shipped Host has it.
-fn web_host() -> Host {
-    let mut extensions = Extensions::new();
-    promptforge_web::register(&mut extensions);
-    Host::offline_with(&extensions)
 }

@@ -2,11 +2,12 @@
 //! sent to the model and which arguments its tools were called with; a failure
 //! shows the requests that were seen.
 
-use promptforge_engine::host::Extensions;
+mod web_host;
+
 use promptforge_engine::prompt_tests::{run_case, CaseOptions, CaseReport};
 use promptforge_engine::testing::runs::block_on;
-use promptforge_engine::Host;
 use promptforge_syntax::test_file;
+use web_host::web_host;
 
 const SEARCHER: &str = "---
 name: searcher
@@ -145,11 +146,4 @@ fn each_check_that_fails_shows_the_requests_seen() {
         failures[5],
         "expect.tool_args.fetch[2]: call 2 of fetch does not have these arguments\n  expected: \"{\\\"url\\\":\\\"https://www.rust-lang.org\\\"}\"\n  actual:   (no such call)"
     );
-}
-
-/// The offline Host with `promptforge/web` registered, as the shipped Host has it.
-fn web_host() -> Host {
-    let mut extensions = Extensions::new();
-    promptforge_web::register(&mut extensions);
-    Host::offline_with(&extensions)
 }
