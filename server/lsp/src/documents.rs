@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use promptforge_syntax::ParsedFile;
 use tokio_util::sync::CancellationToken;
@@ -49,9 +49,9 @@ struct OpenDocument {
     hot: Option<Hot>,
     /// When it was last used (a tick of [`OpenDocuments::uses`]).
     last_used: u64,
-    /// For a test file: the prompt its text names, read from the text it still
-    /// points at (a newer text reads it again).
-    tested: Option<(Weak<String>, Arc<TestedPrompt>)>,
+    /// For a test file: the prompt its current text names, once read (a change
+    /// of the text forgets it).
+    tested: Option<Arc<TestedPrompt>>,
 }
 
 /// The prompt a test file's text names ([`crate::test_files::tests_of`]).
@@ -322,6 +322,7 @@ impl Documents {
         document.version = version;
         document.encoding = encoding;
         document.text = hot.parsed.shared_text();
+        document.tested = None;
         let hot = document.hot.as_ref().expect("use_hot parses the document");
         let snapshot = document.snapshot_of(uri, &hot.parsed, &hot.facts, abandon);
         document.stays_prompt |= snapshot.is_prompt;
@@ -396,11 +397,7 @@ impl Documents {
             .map(|(uri, document)| OpenTest {
                 uri: uri.clone(),
                 text: Arc::clone(&document.text),
-                tested: document
-                    .tested
-                    .as_ref()
-                    .filter(|(read, _)| read.as_ptr() == Arc::as_ptr(&document.text))
-                    .map(|(_, tested)| Arc::clone(tested)),
+                tested: document.tested.clone(),
             })
             .collect()
     }
@@ -410,7 +407,7 @@ impl Documents {
     pub fn remember_tested(&self, uri: &Url, text: &Arc<String>, tested: Arc<TestedPrompt>) {
         if let Some(document) = self.lock().by_uri.get_mut(uri) {
             if Arc::ptr_eq(&document.text, text) {
-                document.tested = Some((Arc::downgrade(text), tested));
+                document.tested = Some(tested);
             }
         }
     }

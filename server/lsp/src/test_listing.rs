@@ -190,17 +190,13 @@ pub async fn answer(
             truncated: false,
         });
     }
-    let open_texts: Vec<(Url, String)> = documents
-        .texts_where(crate::test_uris::is_test_uri)
-        .into_iter()
-        .map(|(uri, text)| (uri, text.as_str().to_owned()))
-        .collect();
+    let open_texts = documents.texts_where(crate::test_uris::is_test_uri);
     let walk = tokio::task::spawn_blocking(move || {
         let open = |uri: &Url| {
             open_texts
                 .iter()
                 .find(|(open, _)| open == uri)
-                .map(|(_, text)| text.clone())
+                .map(|(_, text)| text.as_str().to_owned())
         };
         list_workspace(&roots, open, encoding)
     });
