@@ -130,13 +130,11 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
         }
         facts
     };
-    if indices.len() < PARALLEL_FROM {
+    // Few blocks are read on this thread without asking for the cores at all.
+    if indices.len() < PARALLEL_FROM || cores() < 2 {
         return read_run(indices);
     }
     let threads = cores();
-    if threads < 2 {
-        return read_run(indices);
-    }
     let runs: Vec<&[usize]> = indices.chunks(indices.len().div_ceil(threads)).collect();
     let read: Vec<Vec<LuaFacts>> = std::thread::scope(|scope| {
         let workers: Vec<_> = runs[1..]
