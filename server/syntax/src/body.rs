@@ -25,6 +25,17 @@ pub fn duplicate_section(heading: &str, line: u32) -> String {
     format!("duplicate section \"{heading}\": also at line {line}")
 }
 
+/// Whether a fence's opening line (without its line ending) opens an executable
+/// block: `Some(false)` for ```` ```lua ````, `Some(true)` for ```` ```lua shared ````
+/// (trailing blanks allowed), `None` for any other fence.
+pub fn lua_fence(opener: &str) -> Option<bool> {
+    match opener.trim_end_matches([' ', '\t']) {
+        "```lua" => Some(false),
+        "```lua shared" => Some(true),
+        _ => None,
+    }
+}
+
 /// The body part of a [`crate::Document`].
 #[derive(Debug, Default)]
 pub struct BodyModel {
@@ -215,13 +226,8 @@ impl Builder<'_, '_> {
         check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     ) {
         let text = self.ctx.text;
-        let shared = match text
-            .get(opener.clone())
-            .map(|s| s.trim_end_matches([' ', '\t']))
-        {
-            Some("```lua") => false,
-            Some("```lua shared") => true,
-            _ => return,
+        let Some(shared) = text.get(opener.clone()).and_then(lua_fence) else {
+            return;
         };
         if shared && self.current != Current::H1 {
             self.structure_error(Code::SharedOutsideH1, opener.start);

@@ -8,6 +8,7 @@ use tree_sitter::Node;
 
 use crate::document::Heading;
 use crate::line_index::LineIndex;
+use crate::lua::CompiledBlocks;
 use crate::node_kinds::kinds;
 
 /// One block-level item of the body.
@@ -104,6 +105,53 @@ impl EditOffsets {
             None
         }
     }
+}
+
+/// Where the frontmatter is: the whole node (both delimiter lines) and its YAML.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrontmatterNode {
+    /// From the opening delimiter to the end of the closing one.
+    pub range: Range<usize>,
+    /// The YAML lines between the delimiters (empty where it would be).
+    pub yaml: Range<usize>,
+}
+
+/// The frontmatter, when it is the tree's first item.
+pub fn frontmatter_of(root: Node<'_>) -> Option<FrontmatterNode> {
+    let k = kinds();
+    let mut cursor = root.walk();
+    let node = root
+        .named_children(&mut cursor)
+        .next()
+        .filter(|n| n.kind_id() == k.frontmatter)?;
+    let mut content = None;
+    let mut closing = None;
+    for child in node.named_children(&mut cursor) {
+        if child.kind_id() == k.frontmatter_content {
+            content = Some(child.byte_range());
+        } else if child.kind_id() == k.frontmatter_delimiter {
+            closing = Some(child.start_byte());
+        }
+    }
+    let yaml = content.unwrap_or_else(|| {
+        let at = closing.unwrap_or(node.end_byte());
+        at..at
+    });
+    Some(FrontmatterNode {
+        range: node.byte_range(),
+        yaml,
+    })
+}
+
+/// What the analysis reads of a text with frontmatter before it builds the document.
+#[derive(Debug, Default)]
+pub(crate) struct Outline {
+    /// Where the frontmatter is.
+    pub frontmatter: FrontmatterNode,
+    /// The body's items, in order.
+    pub items: Vec<Item>,
+    /// Lua blocks already compiled (the others are compiled while building).
+    pub compiled: CompiledBlocks,
 }
 
 /// Reads every top-level block item starting at or after `body_start`.

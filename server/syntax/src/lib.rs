@@ -17,10 +17,12 @@ pub mod message_text;
 pub mod messages;
 pub mod node_kinds;
 pub mod parsed_file;
+mod points;
 pub mod prompt_detection;
 pub mod sections;
 pub mod spanned;
 pub mod test_file;
+mod windows;
 
 pub use diagnostic::{
     Code, Diagnostic, FieldPlace, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,

@@ -19,6 +19,9 @@ pub trait LuaCompiler: Send + Sync {
     fn check(&self, code: &str) -> Result<(), LuaSyntaxError>;
 }
 
+/// Compile results of Lua blocks, keyed by their code's byte range in the file.
+pub(crate) type CompiledBlocks = rustc_hash::FxHashMap<(usize, usize), Result<(), LuaSyntaxError>>;
+
 /// `message` with the lines Lua names inside it (`to close '(' at line 1`,
 /// `label 'x' already defined on line 2`), which count the block's lines, turned
 /// into lines of the file whose line `first_line` (0-based) the block's code starts on.

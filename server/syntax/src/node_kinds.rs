@@ -74,3 +74,11 @@ mod tests {
         }
     }
 }
+
+/// A parser for the grammar of prompt files.
+pub(crate) fn parser() -> tree_sitter::Parser {
+    let mut parser = tree_sitter::Parser::new();
+    // The grammar is compiled into this crate; its ABI always matches.
+    let _ = parser.set_language(&language());
+    parser
+}

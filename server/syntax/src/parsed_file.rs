@@ -2,21 +2,22 @@
 //! incrementally, the frontmatter re-validated only when an edit touched it, and
 //! only Lua blocks whose text changed are compiled again.
 
-use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use tree_sitter::{InputEdit, Parser, Point, Tree};
+use tree_sitter::{InputEdit, Parser, Tree};
 
 use crate::body::{self, BodyContext};
 use crate::diagnostic::{sort_in_document_order, Code, Diagnostic};
 use crate::document::{Document, LuaBlock};
 use crate::frontmatter::{self, Frontmatter};
-use crate::items::{self, EditOffsets, Item, PreviousItems};
+use crate::items::{self, EditOffsets, Item, Outline, PreviousItems};
 use crate::line_index::LineIndex;
-use crate::lua::{LuaCompiler, LuaSyntaxError};
-use crate::node_kinds::{kinds, language};
+use crate::lua::{CompiledBlocks, LuaCompiler};
+use crate::node_kinds;
+use crate::points::{advance, point_at};
+use crate::windows;
 use crate::Analysis;
 
 /// One text edit: replace the bytes in `range` with `text`.
@@ -71,9 +72,6 @@ struct FrontmatterCache {
     diagnostics: Vec<Diagnostic>,
 }
 
-/// Compile results of the last analysis's Lua blocks, keyed by their code's byte range.
-type LuaCache = HashMap<(usize, usize), Result<(), LuaSyntaxError>>;
-
 /// What the last analysis had to redo, to show that unchanged parts are reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AnalysisWork {
@@ -93,7 +91,7 @@ pub struct ParsedFile {
     /// Shared with snapshots; every re-analysis makes a new one.
     analysis: Arc<Analysis>,
     frontmatter_cache: Option<FrontmatterCache>,
-    lua_cache: LuaCache,
+    lua_cache: CompiledBlocks,
     /// The body's block items of the current analysis, reused after edits.
     items: Vec<Item>,
     /// Compiles the Lua blocks for their syntax errors.
@@ -112,13 +110,6 @@ impl fmt::Debug for ParsedFile {
     }
 }
 
-fn new_parser() -> Parser {
-    let mut parser = Parser::new();
-    // The grammar is compiled into this crate; its ABI always matches.
-    let _ = parser.set_language(&language());
-    parser
-}
-
 impl ParsedFile {
     /// Parses and analyses `text` from scratch, its Lua blocks compiled by `lua`
     /// (`promptforge_luacheck::compiler()` in the product).
@@ -130,10 +121,38 @@ impl ParsedFile {
 
     /// Parses and analyses `text` once, for a caller that makes no edit (`check`):
     /// the tree, which weighs several times the text, is dropped as soon as the
-    /// body's items are read from it, and the text is handed back.
+    /// body's items are read from it, and the text is handed back. A large text is
+    /// read in windows ([`windows`]), each with a tree of its own, in parallel
+    /// where the machine has several cores.
     pub fn analyse_once(text: String, lua: Arc<dyn LuaCompiler>) -> (Analysis, String) {
-        let mut file = Self::unanalysed(text, lua, false);
-        file.analyze(None);
+        Self::analyse_once_in_windows(text, lua, windows::WINDOW)
+    }
+
+    /// [`ParsedFile::analyse_once`] with windows of about `window` bytes, read in
+    /// windows from twice that size: the same analysis, whatever the window (the
+    /// tests cut small texts into many windows to show it).
+    pub fn analyse_once_in_windows(
+        text: String,
+        lua: Arc<dyn LuaCompiler>,
+        window: usize,
+    ) -> (Analysis, String) {
+        let outline = (text.len() >= window.saturating_mul(2)).then(|| {
+            let line_index = LineIndex::new(&text);
+            windows::read(&text, &line_index, lua.as_ref(), window).map(|o| (o, line_index))
+        });
+        let file = match outline.flatten() {
+            Some((outline, line_index)) => {
+                let mut file = Self::unparsed(text, lua, false);
+                let text = Arc::clone(&file.text);
+                file.build(&text, line_index, Some(outline), None);
+                file
+            }
+            None => {
+                let mut file = Self::unanalysed(text, lua, false);
+                file.analyze(None);
+                file
+            }
+        };
         let ParsedFile { text, analysis, .. } = file;
         (
             Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone()),
@@ -143,20 +162,25 @@ impl ParsedFile {
 
     /// `text` parsed, not yet analysed.
     fn unanalysed(text: String, lua: Arc<dyn LuaCompiler>, keep_tree: bool) -> Self {
-        let mut parser = new_parser();
-        let tree = parser.parse(&text, None);
+        let mut file = Self::unparsed(text, lua, keep_tree);
+        file.tree = file.parser.parse(file.text.as_str(), None);
+        file
+    }
+
+    /// `text` neither parsed nor analysed.
+    fn unparsed(text: String, lua: Arc<dyn LuaCompiler>, keep_tree: bool) -> Self {
         ParsedFile {
             text: Arc::new(text),
             work: AnalysisWork::default(),
-            parser,
-            tree,
+            parser: node_kinds::parser(),
+            tree: None,
             analysis: Arc::new(Analysis {
                 document: Document::default(),
                 diagnostics: Vec::new(),
                 line_index: LineIndex::new(""),
             }),
             frontmatter_cache: None,
-            lua_cache: LuaCache::default(),
+            lua_cache: CompiledBlocks::default(),
             items: Vec::new(),
             lua,
             keep_tree,
@@ -242,68 +266,94 @@ impl ParsedFile {
 
     /// Rebuilds the analysis from the current tree, reusing what `edit` did not change.
     fn analyze(&mut self, edit: Option<EditOffsets>) {
-        let text = self.text.as_str();
-        let line_index = LineIndex::new(text);
+        let text = Arc::clone(&self.text);
+        let line_index = LineIndex::new(&text);
+        let root = self.tree.as_ref().map(|t| t.root_node());
+        let outline = root.and_then(|root| {
+            let frontmatter = items::frontmatter_of(root)?;
+            let body_start = frontmatter.range.end;
+            let old_body_start = self
+                .analysis
+                .document
+                .frontmatter
+                .as_ref()
+                .map(|f| f.range.end);
+            let items = match edit {
+                Some(span) if old_body_start == Some(body_start) && span.start >= body_start => {
+                    let previous = PreviousItems {
+                        items: &self.items,
+                        line_index: &self.analysis.line_index,
+                    };
+                    items::read_after_edit(&text, &line_index, root, body_start, previous, span)
+                }
+                _ => items::read_all(&text, &line_index, root, body_start),
+            };
+            Some(Outline {
+                frontmatter,
+                items,
+                compiled: CompiledBlocks::default(),
+            })
+        });
+        if !self.keep_tree {
+            self.tree = None;
+        }
+        self.build(&text, line_index, outline, edit);
+    }
+
+    /// Makes the analysis of `text` from what was read of it: the frontmatter and
+    /// the body's items (None when the text has no frontmatter), and the Lua blocks
+    /// already compiled. Blocks neither compiled nor unchanged by `edit` are compiled.
+    fn build(
+        &mut self,
+        text: &str,
+        line_index: LineIndex,
+        outline: Option<Outline>,
+        edit: Option<EditOffsets>,
+    ) {
         let mut work = AnalysisWork::default();
         let mut diagnostics = Vec::new();
         let mut document = Document {
             bom: text.starts_with('\u{feff}'),
             ..Document::default()
         };
-        let root = self.tree.as_ref().map(|t| t.root_node());
-        let frontmatter_node = root.and_then(|root| {
-            let mut cursor = root.walk();
-            let first = root.named_children(&mut cursor).next();
-            first.filter(|n| n.kind_id() == kinds().frontmatter)
-        });
-        match (root, frontmatter_node) {
-            (Some(root), Some(node)) => {
-                let range = node.byte_range();
-                let yaml = yaml_range(node);
-                let (frontmatter, fm_diagnostics, validated) =
-                    cached_frontmatter(&mut self.frontmatter_cache, text, yaml, range.clone());
+        match outline {
+            Some(Outline {
+                frontmatter: node,
+                items,
+                compiled,
+            }) => {
+                let (frontmatter, fm_diagnostics, validated) = cached_frontmatter(
+                    &mut self.frontmatter_cache,
+                    text,
+                    node.yaml,
+                    node.range.clone(),
+                );
                 work.frontmatter_validated = validated;
                 diagnostics.extend(fm_diagnostics);
                 document.frontmatter = Some(frontmatter);
                 let ctx = BodyContext {
                     text,
                     line_index: &line_index,
-                    start: range.end,
+                    start: node.range.end,
                 };
-                let old_body_start = self
-                    .analysis
-                    .document
-                    .frontmatter
-                    .as_ref()
-                    .map(|f| f.range.end);
-                let items = match edit {
-                    Some(span) if old_body_start == Some(range.end) && span.start >= range.end => {
-                        let previous = PreviousItems {
-                            items: &self.items,
-                            line_index: &self.analysis.line_index,
-                        };
-                        items::read_after_edit(text, &line_index, root, range.end, previous, span)
-                    }
-                    _ => items::read_all(text, &line_index, root, range.end),
-                };
-                if !self.keep_tree {
-                    self.tree = None;
-                }
-                let mut used = LuaCache::default();
+                let mut used = CompiledBlocks::default();
                 let previous = &self.lua_cache;
                 let mut check = |block: &LuaBlock| {
-                    let old = edit.and_then(|e| e.old_range(&block.code_range));
-                    let result = match old.and_then(|key| previous.get(&key)) {
+                    let here = (block.code_range.start, block.code_range.end);
+                    let known = match edit {
+                        Some(edit) => edit
+                            .old_range(&block.code_range)
+                            .and_then(|key| previous.get(&key)),
+                        None => compiled.get(&here),
+                    };
+                    let result = match known {
                         Some(result) => result.clone(),
                         None => {
                             work.lua_blocks_compiled += 1;
                             self.lua.check(&block.code)
                         }
                     };
-                    used.insert(
-                        (block.code_range.start, block.code_range.end),
-                        result.clone(),
-                    );
+                    used.insert(here, result.clone());
                     result
                 };
                 let model = body::analyze(&ctx, &items, &mut check, &mut diagnostics);
@@ -314,7 +364,7 @@ impl ParsedFile {
                 document.sections = model.sections;
                 document.lua_blocks = model.lua_blocks;
             }
-            _ => {
+            None => {
                 let start = if document.bom { 3 } else { 0 };
                 let end = line_index.line_range(text, 0).map_or(start, |r| r.end);
                 diagnostics.push(Diagnostic::new(Code::NoFrontmatter, start..end.max(start)));
@@ -331,24 +381,6 @@ impl ParsedFile {
             line_index,
         });
     }
-}
-
-/// The YAML text's range inside a `frontmatter` node.
-fn yaml_range(node: tree_sitter::Node<'_>) -> Range<usize> {
-    let mut cursor = node.walk();
-    let children: Vec<_> = node.named_children(&mut cursor).collect();
-    if let Some(content) = children
-        .iter()
-        .find(|c| c.kind_id() == kinds().frontmatter_content)
-    {
-        return content.byte_range();
-    }
-    let closing = children
-        .iter()
-        .rev()
-        .find(|c| c.kind_id() == kinds().frontmatter_delimiter)
-        .map_or(node.end_byte(), |c| c.start_byte());
-    closing..closing
 }
 
 /// Validates the frontmatter, or reuses the last validation when the text up to
@@ -371,57 +403,4 @@ fn cached_frontmatter(
         diagnostics: diagnostics.clone(),
     });
     (frontmatter, diagnostics, true)
-}
-
-/// Tree-sitter's point of a byte offset: rows end at `\n` only, columns are bytes.
-fn point_at(text: &str, offset: usize) -> Point {
-    let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
-    advance(Point { row: 0, column: 0 }, before)
-}
-
-/// The point after `bytes` written from `from`.
-fn advance(from: Point, bytes: &[u8]) -> Point {
-    let rows = memchr::memchr_iter(b'\n', bytes).count();
-    match memchr::memrchr(b'\n', bytes) {
-        Some(last) => Point {
-            row: from.row + rows,
-            column: bytes.len() - last - 1,
-        },
-        None => Point {
-            row: from.row,
-            column: from.column + bytes.len(),
-        },
-    }
-}
-
-#[cfg(test)]
-mod point_tests {
-    use super::*;
-
-    /// The point of an offset counted from the start, the only way tree-sitter
-    /// defines it: rows end at `\n`, columns are bytes.
-    fn counted(text: &str, offset: usize) -> Point {
-        let before = &text.as_bytes()[..offset];
-        let row = before.iter().filter(|&&b| b == b'\n').count();
-        let start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        Point {
-            row,
-            column: offset - start,
-        }
-    }
-
-    #[test]
-    fn a_point_advanced_over_any_span_is_the_point_counted_from_the_start() {
-        let text = "a\nbc\r\nd\re\u{e9}\n\nlast";
-        for start in 0..=text.len() {
-            assert_eq!(point_at(text, start), counted(text, start), "at {start}");
-            for end in start..=text.len() {
-                let advanced = advance(counted(text, start), &text.as_bytes()[start..end]);
-                assert_eq!(advanced, counted(text, end), "{start}..{end}");
-            }
-        }
-    }
 }
