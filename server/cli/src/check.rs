@@ -24,6 +24,7 @@ use promptforge_syntax::{is_prompt, Analysis, Code, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
+use crate::drop_later::drop_later;
 use crate::exit::Exit;
 use crate::files::{self, FileKind, PathError, Target};
 use crate::host_setup;
@@ -205,10 +206,9 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
         }
     };
     let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
-    // The facts and sections are not needed past this point; a 10 MiB prompt's
-    // weigh tens of MiB.
-    drop(model);
-    FileOutcome::Checked(problems(&target.display, &text, &analysis, found))
+    let problems = problems(&target.display, &text, &analysis, found);
+    drop_later((model, analysis, text));
+    FileOutcome::Checked(problems)
 }
 
 /// The problems of one prompt test file.

@@ -9,6 +9,7 @@ mod catalog;
 mod check;
 mod cli;
 mod dap;
+mod drop_later;
 mod exit;
 mod files;
 mod host_setup;

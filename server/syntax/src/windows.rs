@@ -27,7 +27,7 @@ use crate::node_kinds;
 use crate::points::advance;
 
 /// About how many bytes one window holds.
-pub(crate) const WINDOW: usize = 256 * 1024;
+pub(crate) const WINDOW: usize = 128 * 1024;
 
 /// The stack of a thread that reads windows: Lua's compiler recurses once per
 /// nesting level of a block's code, up to its own limit.
