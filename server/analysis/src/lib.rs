@@ -85,11 +85,11 @@ pub fn diagnostics(
         unbound::narrow_bound(&mut problems, frontmatter, view);
     }
     out.extend(problems);
-    for (block, facts) in analysis.document.lua_blocks.iter().zip(&model.blocks) {
-        if let Some(unread) = facts.unread {
-            out.push(read_budget::diagnostic(text, block, unread));
-        }
-    }
+    let unread = analysis.document.lua_blocks.iter().zip(&model.blocks);
+    out.extend(read_budget::diagnostics(
+        text,
+        unread.filter_map(|(block, facts)| Some((block, facts.unread?))),
+    ));
     if let Some(frontmatter) = &analysis.document.frontmatter {
         out.extend(requirements::evaluate(frontmatter, view));
         out.extend(unbound::check(frontmatter, model, view));

@@ -4,8 +4,10 @@
 //! document waits for them. So a block longer than [`MAX_BLOCK_BYTES`], or one
 //! that would take the blocks read in one document past [`MAX_DOCUMENT_BYTES`],
 //! is not read: the parse has compiled it (its syntax errors are reported), its
-//! static checks and the editor's Lua features skip it, and one Information
-//! diagnostic on its opening fence says so.
+//! static checks and the editor's Lua features skip it, and an Information
+//! diagnostic on its opening fence says so: one per block past the block limit,
+//! and one for the document's limit, on the first block past it, counting the
+//! later ones (a 10 MiB prompt has tens of thousands of them).
 //!
 //! Real prompts hold a few kilobytes of Lua; a generated table or an inlined
 //! library may reach tens. The most one document reads, 1 MiB in four blocks
@@ -52,22 +54,40 @@ pub fn plan<'a>(codes: impl IntoIterator<Item = &'a str>) -> Vec<Option<Unread>>
         .collect()
 }
 
-/// The Information diagnostic of a block not read, on its opening fence line
-/// of `text`.
-pub fn diagnostic(text: &str, block: &LuaBlock, unread: Unread) -> Diagnostic {
-    let code = match unread {
-        Unread::Block => Code::LuaBlockNotRead {
-            bytes: block.code.len(),
-            limit: MAX_BLOCK_BYTES,
-            whole_document: false,
-        },
-        Unread::Document => Code::LuaBlockNotRead {
-            bytes: block.code.len(),
-            limit: MAX_DOCUMENT_BYTES,
-            whole_document: true,
-        },
-    };
-    Diagnostic::new(code, fence_line(text, &block.block_range))
+/// The Information diagnostics of the blocks not read, each on its opening
+/// fence line of `text`: every block past the block limit, and the first past
+/// the document's limit (counting the later ones), in document order.
+pub fn diagnostics<'a>(
+    text: &str,
+    unread: impl IntoIterator<Item = (&'a LuaBlock, Unread)>,
+) -> Vec<Diagnostic> {
+    let unread: Vec<(&LuaBlock, Unread)> = unread.into_iter().collect();
+    let past_document = unread.iter().filter(|(_, u)| *u == Unread::Document);
+    let later = past_document.count().saturating_sub(1);
+    let mut document_reported = false;
+    let mut out = Vec::new();
+    for (block, unread) in unread {
+        let code = match unread {
+            Unread::Block => Code::LuaBlockNotRead {
+                bytes: block.code.len(),
+                limit: MAX_BLOCK_BYTES,
+                whole_document: false,
+                later: 0,
+            },
+            Unread::Document if document_reported => continue,
+            Unread::Document => {
+                document_reported = true;
+                Code::LuaBlockNotRead {
+                    bytes: block.code.len(),
+                    limit: MAX_DOCUMENT_BYTES,
+                    whole_document: true,
+                    later,
+                }
+            }
+        };
+        out.push(Diagnostic::new(code, fence_line(text, &block.block_range)));
+    }
+    out
 }
 
 /// The opening fence's line (without its end) of a block spanning `block`.
@@ -101,5 +121,44 @@ mod tests {
             [None, Some(Block), None, None, None, Some(Document), None]
         );
         assert_eq!(plan(["x".repeat(MAX_BLOCK_BYTES).as_str()]), [None]);
+    }
+
+    #[test]
+    fn the_document_limit_is_reported_once_counting_the_later_blocks() {
+        let text = "```lua\nA\n```\n```lua\nB\n```\n```lua\nC\n```\n```lua\nD\n```\n";
+        let blocks: Vec<LuaBlock> = (0..4)
+            .map(|i| LuaBlock {
+                shared: false,
+                code: "x".to_owned(),
+                code_range: i * 13 + 7..i * 13 + 9,
+                block_range: i * 13..i * 13 + 13,
+                first_line: 3 * i as u32 + 1,
+            })
+            .collect();
+        use Unread::{Block, Document};
+        let unread = [
+            (&blocks[0], Document),
+            (&blocks[1], Block),
+            (&blocks[2], Document),
+            (&blocks[3], Document),
+        ];
+        let found = diagnostics(text, unread);
+        let shown: Vec<(&str, &str)> = found
+            .iter()
+            .map(|d| (&text[d.range.clone()], d.message.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("```lua", "the document's Lua blocks together are past the 1048576 bytes the analysis reads: only the syntax of this block and of 2 later blocks is checked (no static checks, and no hover, completion or other Lua features in them)"),
+                ("```lua", "this Lua block is 1 bytes, past the 262144 bytes the analysis reads of one block: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)"),
+            ]
+        );
+        assert_eq!(found[0].range, 0..6);
+        assert_eq!(found[1].range, 13..19);
+        let one_later = diagnostics(text, [(&blocks[2], Document), (&blocks[3], Document)]);
+        assert!(one_later[0].message.ends_with("only the syntax of this block and of 1 later block is checked (no static checks, and no hover, completion or other Lua features in them)"));
+        let alone = diagnostics(text, [(&blocks[3], Document)]);
+        assert_eq!(alone[0].message, "the document's Lua blocks together are past the 1048576 bytes the analysis reads: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)");
     }
 }

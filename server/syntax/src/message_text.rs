@@ -77,7 +77,8 @@ impl Code {
                 bytes,
                 limit,
                 whole_document,
-            } => messages::lua_block_not_read(*bytes, *limit, *whole_document),
+                later,
+            } => messages::lua_block_not_read(*bytes, *limit, *whole_document, *later),
             Code::MissingPlugin { id } => {
                 messages::notice_line_alone(&messages::missing_plugin(id)).to_owned()
             }

@@ -142,14 +142,25 @@ pub fn calls_key_unknown(key: &str) -> String {
 }
 
 /// A Lua block the analysis does not read (`bytes` long, past `limit` bytes of
-/// one block, or of the document's blocks together when `whole_document`).
-pub fn lua_block_not_read(bytes: usize, limit: usize, whole_document: bool) -> String {
+/// one block, or of the document's blocks together when `whole_document`), and
+/// how many `later` blocks the document's limit also leaves unread.
+pub fn lua_block_not_read(
+    bytes: usize,
+    limit: usize,
+    whole_document: bool,
+    later: usize,
+) -> String {
     let past = if whole_document {
         format!("the document's Lua blocks together are past the {limit} bytes the analysis reads")
     } else {
         format!("this Lua block is {bytes} bytes, past the {limit} bytes the analysis reads of one block")
     };
-    format!("{past}: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)")
+    let left_out = "no static checks, and no hover, completion or other Lua features in";
+    match later {
+        0 => format!("{past}: only its syntax is checked ({left_out} it)"),
+        1 => format!("{past}: only the syntax of this block and of 1 later block is checked ({left_out} them)"),
+        n => format!("{past}: only the syntax of this block and of {n} later blocks is checked ({left_out} them)"),
+    }
 }
 
 /// A notice line ([`missing_plugin`], [`conflicting_plugins`]) as one diagnostic's

@@ -153,11 +153,14 @@ pub enum Code {
     // ---- What the analysis leaves out (the trust issue) ----
     /// A Lua block the static checks and the editor's Lua features do not read:
     /// its size, and the limit it is past (of one block, or of the document's
-    /// blocks together when `whole_document`).
+    /// blocks together when `whole_document`). The document's limit is reported
+    /// once, on the first block past it, with how many `later` blocks are not read
+    /// for the same reason (0 for a block past its own limit).
     LuaBlockNotRead {
         bytes: usize,
         limit: usize,
         whole_document: bool,
+        later: usize,
     },
     // ---- Prepare against the Host's catalog (the Tools chapter) ----
     /// A required Plugin the Host lacks, that failed, or that contributed no tools.
@@ -453,6 +456,7 @@ mod tests {
                 bytes: 2,
                 limit: 1,
                 whole_document: false,
+                later: 0,
             },
             Code::MissingPlugin { id: s() },
             Code::UndeclaredPlugin {
