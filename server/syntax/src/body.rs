@@ -91,12 +91,24 @@ pub fn analyze(
     check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BodyModel {
+    // Sized once: a 10 MiB prompt has tens of thousands of sections, and a vector
+    // that doubles holds the old and the new copy at once.
+    let headings = items
+        .iter()
+        .filter(|i| matches!(i, Item::Heading(h) if h.level > 1))
+        .count();
+    let fences = items
+        .iter()
+        .filter(|i| matches!(i, Item::Fence { .. }))
+        .count();
+    let mut model = BodyModel::default();
+    model.lua_blocks.reserve(fences);
     let mut builder = Builder {
         ctx,
-        model: BodyModel::default(),
-        flat: Vec::new(),
+        model,
+        flat: Vec::with_capacity(headings),
         stack: Vec::new(),
-        seen: HashMap::default(),
+        seen: HashMap::with_capacity_and_hasher(headings, Default::default()),
         current: Current::H1,
         state: BodyState::default(),
         diagnostics,
@@ -337,10 +349,14 @@ impl Builder<'_, '_> {
             }
         }
         let mut slots: Vec<Option<FlatSection>> = self.flat.into_iter().map(Some).collect();
-        self.model.sections = roots
-            .into_iter()
-            .filter_map(|i| build_section(i, &mut slots, &children))
-            .collect();
+        // Collected into vectors sized once (see `analyze`).
+        let mut sections = Vec::with_capacity(roots.len());
+        sections.extend(
+            roots
+                .into_iter()
+                .filter_map(|i| build_section(i, &mut slots, &children)),
+        );
+        self.model.sections = sections;
         self.model
     }
 }
@@ -352,14 +368,12 @@ fn build_section(
     children: &[Vec<usize>],
 ) -> Option<Section> {
     let flat = slots.get_mut(i)?.take()?;
-    let kids: Vec<Section> = children
-        .get(i)
-        .map(|list| {
-            list.iter()
-                .filter_map(|&c| build_section(c, slots, children))
-                .collect()
-        })
-        .unwrap_or_default();
+    let list = children.get(i).map_or(&[][..], Vec::as_slice);
+    let mut kids = Vec::with_capacity(list.len());
+    kids.extend(
+        list.iter()
+            .filter_map(|&c| build_section(c, slots, children)),
+    );
     Some(Section {
         range: flat.heading.line_range.start..flat.end,
         heading: flat.heading,

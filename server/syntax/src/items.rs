@@ -150,8 +150,11 @@ pub(crate) struct Outline {
     pub frontmatter: FrontmatterNode,
     /// The body's items, in order.
     pub items: Vec<Item>,
-    /// Lua blocks already compiled (the others are compiled while building).
-    pub compiled: CompiledBlocks,
+    /// The compile errors of the Lua blocks already compiled.
+    pub failed: CompiledBlocks,
+    /// True when every executable block was compiled (and only the failures are
+    /// in `failed`); else the blocks are compiled while building.
+    pub all_compiled: bool,
 }
 
 /// Reads every top-level block item starting at or after `body_start`.

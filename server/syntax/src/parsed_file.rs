@@ -291,7 +291,8 @@ impl ParsedFile {
             Some(Outline {
                 frontmatter,
                 items,
-                compiled: CompiledBlocks::default(),
+                failed: CompiledBlocks::default(),
+                all_compiled: false,
             })
         });
         if !self.keep_tree {
@@ -320,7 +321,8 @@ impl ParsedFile {
             Some(Outline {
                 frontmatter: node,
                 items,
-                compiled,
+                failed,
+                all_compiled,
             }) => {
                 let (frontmatter, fm_diagnostics, validated) = cached_frontmatter(
                     &mut self.frontmatter_cache,
@@ -336,6 +338,8 @@ impl ParsedFile {
                     line_index: &line_index,
                     start: node.range.end,
                 };
+                // An analysis made once has no later edit to reuse results for.
+                let keep_results = self.keep_tree;
                 let mut used = CompiledBlocks::default();
                 let previous = &self.lua_cache;
                 let mut check = |block: &LuaBlock| {
@@ -343,17 +347,18 @@ impl ParsedFile {
                     let known = match edit {
                         Some(edit) => edit
                             .old_range(&block.code_range)
-                            .and_then(|key| previous.get(&key)),
-                        None => compiled.get(&here),
+                            .and_then(|key| previous.get(&key))
+                            .cloned(),
+                        None if all_compiled => Some(failed.get(&here).cloned().unwrap_or(Ok(()))),
+                        None => None,
                     };
-                    let result = match known {
-                        Some(result) => result.clone(),
-                        None => {
-                            work.lua_blocks_compiled += 1;
-                            self.lua.check(&block.code)
-                        }
-                    };
-                    used.insert(here, result.clone());
+                    let result = known.unwrap_or_else(|| {
+                        work.lua_blocks_compiled += 1;
+                        self.lua.check(&block.code)
+                    });
+                    if keep_results {
+                        used.insert(here, result.clone());
+                    }
                     result
                 };
                 let model = body::analyze(&ctx, &items, &mut check, &mut diagnostics);

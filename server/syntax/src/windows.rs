@@ -50,8 +50,8 @@ struct WindowRead {
     frontmatter: Option<FrontmatterNode>,
     /// The items that start before the next window.
     items: Vec<Item>,
-    /// The compile results of the executable blocks among `items`.
-    compiled: Vec<((usize, usize), Result<(), LuaSyntaxError>)>,
+    /// The compile errors of the executable blocks among `items`.
+    failed: Vec<((usize, usize), Result<(), LuaSyntaxError>)>,
     /// True when the next window starts at a heading of this window's tree (and
     /// always for the last window).
     holds: bool,
@@ -75,16 +75,16 @@ pub(crate) fn read(
     }
     let frontmatter = reads.first()?.frontmatter.clone()?;
     let mut items = Vec::with_capacity(reads.iter().map(|r| r.items.len()).sum());
-    let mut compiled = CompiledBlocks::default();
-    compiled.reserve(reads.iter().map(|r| r.compiled.len()).sum());
+    let mut failed = CompiledBlocks::default();
     for read in reads {
         items.extend(read.items);
-        compiled.extend(read.compiled);
+        failed.extend(read.failed);
     }
     Some(Outline {
         frontmatter,
         items,
-        compiled,
+        failed,
+        all_compiled: true,
     })
 }
 
@@ -131,7 +131,7 @@ fn read_window(
             holds
         }
     };
-    let compiled = if holds {
+    let failed = if holds {
         compile_blocks(text, lua, &items)
     } else {
         Vec::new()
@@ -139,12 +139,12 @@ fn read_window(
     WindowRead {
         frontmatter,
         items,
-        compiled,
+        failed,
         holds,
     }
 }
 
-/// Compiles the code of every executable block among `items`.
+/// Compiles the code of every executable block among `items`; gives the errors.
 fn compile_blocks(
     text: &str,
     lua: &dyn LuaCompiler,
@@ -156,7 +156,7 @@ fn compile_blocks(
             Item::Fence { opener, code, .. } => {
                 text.get(opener.clone()).and_then(lua_fence)?;
                 let result = lua.check(text.get(code.clone()).unwrap_or(""));
-                Some(((code.start, code.end), result))
+                result.is_err().then_some(((code.start, code.end), result))
             }
             _ => None,
         })
@@ -315,15 +315,14 @@ mod tests {
         let (frontmatter, items) = one_tree(&text, &line_index);
         assert_eq!(outline.frontmatter, frontmatter);
         assert_eq!(outline.items, items);
+        assert!(outline.all_compiled);
         let failed: Vec<_> = outline
-            .compiled
+            .failed
             .iter()
-            .filter(|(_, result)| result.is_err())
-            .map(|(range, _)| &text[range.0..range.1])
+            .map(|(range, result)| (&text[range.0..range.1], result.is_err()))
             .collect();
         assert_eq!(failed.len(), 14);
-        assert!(failed.iter().all(|code| *code == "bad()\n"));
-        assert_eq!(outline.compiled.len(), 40);
+        assert!(failed.iter().all(|failure| *failure == ("bad()\n", true)));
     }
 
     #[test]
