@@ -201,18 +201,31 @@ fn read_all(
 
 /// The windows of `text`: the first starts at 0, each other at a heading line
 /// at least `window` bytes after the previous start and outside what looks like
-/// a fence (an even number of lines opening with ```` ``` ```` or `~~~` before it).
+/// a fence (lines from one opening with a run of three or more backticks or
+/// tildes to one with a run of the same character as long, and nothing after).
 fn plan(text: &str, window: usize) -> Vec<Window> {
     let bytes = text.as_bytes();
     let mut starts = vec![0];
-    let mut in_fence = false;
+    let mut fence: Option<(u8, usize)> = None;
     let mut at = 0;
     while at < bytes.len() {
         let line = &bytes[at..];
-        if line.starts_with(b"```") || line.starts_with(b"~~~") {
-            in_fence = !in_fence;
-        } else if !in_fence && at >= starts[starts.len() - 1] + window && is_heading_line(line) {
-            starts.push(at);
+        let line_only = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+        match (fence, fence_run(line_only)) {
+            (None, Some((mark, run))) => fence = Some((mark, run)),
+            (Some((open, length)), Some((mark, run)))
+                if mark == open
+                    && run >= length
+                    && line_only[run..].iter().all(u8::is_ascii_whitespace) =>
+            {
+                fence = None;
+            }
+            (None, None)
+                if at >= starts[starts.len() - 1] + window && is_heading_line(line_only) =>
+            {
+                starts.push(at);
+            }
+            _ => {}
         }
         at = memchr::memchr(b'\n', line).map_or(bytes.len(), |end| at + end + 1);
     }
@@ -246,6 +259,14 @@ fn plan(text: &str, window: usize) -> Vec<Window> {
             end_point: point_of(end),
         })
         .collect()
+}
+
+/// The character and length of the run of three or more backticks or tildes a
+/// line opens with.
+fn fence_run(line: &[u8]) -> Option<(u8, usize)> {
+    let mark = *line.first().filter(|&&b| b == b'`' || b == b'~')?;
+    let run = line.iter().take_while(|&&b| b == mark).count();
+    (run >= 3).then_some((mark, run))
 }
 
 /// True for a line that opens with an ATX heading marker (1 to 6 `#`, then a
@@ -327,13 +348,13 @@ mod tests {
 
     #[test]
     fn a_cut_inside_a_fence_does_not_hold() {
-        // A four-backtick fence holds ``` lines, which the plan counts as fences of
-        // their own, so it cuts at the `#` line inside.
+        // An indented fence is not seen by the plan, which cuts at the `#` line
+        // inside it.
         let mut text = prompt(3);
-        text.push_str("````\n```\n");
+        text.push_str("  ```\n");
         text.push_str(&"x\n".repeat(100));
         let inside = text.len();
-        text.push_str("# not a heading\nmore\n````\n");
+        text.push_str("# not a heading\nmore\n  ```\n");
         let line_index = LineIndex::new(&text);
         let starts: Vec<usize> = plan(&text, 100).iter().map(|w| w.start).collect();
         assert!(starts.contains(&inside), "{starts:?}");
@@ -346,6 +367,24 @@ mod tests {
         let line_index = LineIndex::new(&text);
         assert!(plan(&text, 100).len() > 2);
         assert!(read(&text, &line_index, &FailsOnBad, 100).is_none());
+    }
+
+    #[test]
+    fn headings_inside_fences_of_any_length_are_not_cut_at() {
+        let mut text = prompt(2);
+        let fenced =
+            "````md\n```\n# inside\n```\n````\n~~~\n# inside\n```\n# inside\n~~~~\n\n## S\n\n";
+        for _ in 0..30 {
+            text.push_str(fenced);
+        }
+        let line_index = LineIndex::new(&text);
+        let windows = plan(&text, 100);
+        assert!(windows.len() > 10);
+        assert!(windows[1..]
+            .iter()
+            .all(|w| text[w.start..].starts_with("## ")));
+        let outline = read(&text, &line_index, &FailsOnBad, 100).expect("every cut holds");
+        assert_eq!(outline.items, one_tree(&text, &line_index).1);
     }
 
     #[test]
