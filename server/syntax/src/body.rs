@@ -129,8 +129,9 @@ struct Builder<'a, 'd> {
     flat: Vec<FlatSection>,
     /// Indices into `flat` of the open sections, shallowest first.
     stack: Vec<usize>,
-    /// The 0-based line of each section seen, by parent, level and heading text.
-    seen: HashMap<(Option<usize>, u8, String), u32>,
+    /// The 0-based line of each section seen, by parent, level and heading text
+    /// (borrowed from the file text: the heading's text is its text range's).
+    seen: HashMap<(Option<usize>, u8, &'a str), u32>,
     current: Current,
     state: BodyState,
     diagnostics: &'d mut Vec<Diagnostic>,
@@ -315,7 +316,8 @@ impl Builder<'_, '_> {
             };
             self.structure_error(code, start);
         }
-        let key = (parent, heading.level, heading.text.clone());
+        let text = self.ctx.text.get(heading.text_range.clone()).unwrap_or("");
+        let key = (parent, heading.level, text);
         if let Some(&line) = self.seen.get(&key) {
             let code = Code::DuplicateSection {
                 heading: heading.text.clone(),

@@ -341,6 +341,9 @@ impl ParsedFile {
                 // An analysis made once has no later edit to reuse results for.
                 let keep_results = self.keep_tree;
                 let mut used = CompiledBlocks::default();
+                if keep_results {
+                    used.reserve(self.lua_cache.len());
+                }
                 let previous = &self.lua_cache;
                 let mut check = |block: &LuaBlock| {
                     let here = (block.code_range.start, block.code_range.end);
