@@ -56,6 +56,43 @@ impl LineIndex {
         }
     }
 
+    /// The index of `text`, which is the text this index was made for with the
+    /// bytes `start..old_end` replaced by `start..new_end`: the line starts before
+    /// the edit are kept, those after it moved, and only the lines the edit
+    /// touched are scanned again.
+    pub fn edited(&self, text: &str, start: usize, old_end: usize, new_end: usize) -> Self {
+        let bytes = text.as_bytes();
+        // A line start at or before the start of the line holding the byte before
+        // the edit depends only on bytes the edit left (a CR just before it may
+        // become the head of a CRLF).
+        let from_line = self.line_of(start.saturating_sub(1)) as usize;
+        let from = self.line_starts[from_line];
+        // The first line start far enough past the edit that the byte before it
+        // and the one before that are unchanged: from there on, only moved.
+        let resume = self.line_starts.partition_point(|&s| s <= old_end + 1);
+        let moved = |s: usize| s - old_end + new_end;
+        let scan_end = self
+            .line_starts
+            .get(resume)
+            .map_or(bytes.len(), |&s| moved(s));
+        let mut line_starts = Vec::with_capacity(self.line_starts.len() + 8);
+        line_starts.extend_from_slice(&self.line_starts[..=from_line]);
+        let scanned = bytes.get(from..scan_end).unwrap_or_default();
+        for at in memchr::memchr2_iter(b'\n', b'\r', scanned).map(|at| at + from) {
+            let crlf_head = bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) == Some(&b'\n');
+            if !crlf_head {
+                line_starts.push(at + 1);
+            }
+        }
+        let after = self.line_starts.get(resume + 1..).unwrap_or_default();
+        line_starts.extend(after.iter().map(|&s| moved(s)));
+        LineIndex {
+            line_starts,
+            len: text.len(),
+            bom: text.starts_with(BOM),
+        }
+    }
+
     /// Number of lines (a text ending with a line end has an empty last line).
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
@@ -195,6 +232,35 @@ impl LineIndex {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_edited_index_equals_one_made_from_scratch() {
+        let texts = [
+            "a\r\nb\rc\n\nd",
+            "\r\r\n\n\r",
+            "\u{feff}x\ny",
+            "",
+            "one line",
+        ];
+        let inserts = ["", "\n", "\r", "\r\n", "x", "\ny\r", "\u{e9}\n"];
+        for old in texts {
+            let index = LineIndex::new(old);
+            for start in (0..=old.len()).filter(|&i| old.is_char_boundary(i)) {
+                for old_end in (start..=old.len()).filter(|&i| old.is_char_boundary(i)) {
+                    for insert in inserts {
+                        let mut new = old.to_owned();
+                        new.replace_range(start..old_end, insert);
+                        let edited = index.edited(&new, start, old_end, start + insert.len());
+                        assert_eq!(
+                            edited,
+                            LineIndex::new(&new),
+                            "{old:?} {start}..{old_end} {insert:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
     use super::*;
 
     fn lc(line: u32, col: u32) -> LineCol {

@@ -267,7 +267,13 @@ impl ParsedFile {
     /// Rebuilds the analysis from the current tree, reusing what `edit` did not change.
     fn analyze(&mut self, edit: Option<EditOffsets>) {
         let text = Arc::clone(&self.text);
-        let line_index = LineIndex::new(&text);
+        let line_index = match edit {
+            Some(edit) => {
+                let old = &self.analysis.line_index;
+                old.edited(&text, edit.start, edit.old_end, edit.new_end)
+            }
+            None => LineIndex::new(&text),
+        };
         let root = self.tree.as_ref().map(|t| t.root_node());
         let outline = root.and_then(|root| {
             let frontmatter = items::frontmatter_of(root)?;
