@@ -8,7 +8,7 @@ use crate::exit::Exit;
 /// Exit status 0 after `shutdown` and `exit`, 1 after `exit` (or the end of the
 /// input) without `shutdown`, 2 when the async runtime cannot start.
 pub fn run() -> Exit {
-    crate::allocator::one_arena();
+    crate::allocator::tune_for_server();
     match promptforge_lsp::run_stdio() {
         Ok(true) => Exit::Ok,
         Ok(false) => Exit::Problems,
