@@ -1,7 +1,10 @@
-//! Any text parses without a panic, and every diagnostic range fits the text.
+//! Any text parses without a panic, every diagnostic range fits the text, and
+//! the text read in small windows (as `check` reads a large prompt) gives the
+//! same analysis as one tree of the whole text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use promptforge_syntax::ParsedFile;
 
 fuzz_target!(|text: &str| {
     let analysis = promptforge_luacheck::parse(text);
@@ -11,4 +14,8 @@ fuzz_target!(|text: &str| {
         assert!(text.is_char_boundary(diagnostic.range.start));
         let _ = analysis.line_index.position(text, diagnostic.range.start);
     }
+    let in_one_tree = promptforge_luacheck::parsed(text.to_owned()).into_analysis();
+    let (in_windows, _) =
+        ParsedFile::analyse_once_in_windows(text.to_owned(), promptforge_luacheck::compiler(), 16);
+    assert_eq!(in_windows, in_one_tree);
 });
