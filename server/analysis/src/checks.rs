@@ -7,7 +7,7 @@ use promptforge_syntax::api_names::{is_engine_tool, PARAM_TYPES};
 use promptforge_syntax::frontmatter::names::is_valid_alias;
 use promptforge_syntax::{messages, Code, Diagnostic, Document, Frontmatter, ScopeFunction};
 
-use crate::lua_facts::{Arg, CallsRead, LuaFacts, NamedField, StringLit};
+use crate::lua_facts::{in_file, Arg, CallsRead, LuaFacts, NamedField, StringLit};
 use promptforge_syntax::sections::{Caller, Sections};
 
 /// What the checks know about the prompt's declarations.
@@ -19,6 +19,8 @@ struct Declarations<'a> {
 }
 
 /// Runs every check over every Lua block; problems in block order, then source order.
+/// `facts` are indexed like the document's blocks, their ranges relative to the
+/// block's code; the problems' ranges are the file's.
 pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) -> Vec<Diagnostic> {
     // Without a readable frontmatter (none, or YAML that did not parse) every alias and
     // label would look undeclared: those checks wait for it.
@@ -56,6 +58,7 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
         .collect();
     let mut problems = Vec::new();
     for (index, block) in facts.iter().enumerate() {
+        let block_problems = problems.len();
         let caller = sections.caller_of_block(index);
         for call in &block.calls {
             let first = call.first_string();
@@ -121,6 +124,16 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
             for read in &block.calls_reads {
                 calls_read(&declarations, &locals, caller, read, &mut problems);
             }
+        }
+        // Every problem above is placed on a fact (its related places, on the
+        // frontmatter, are the file's already).
+        let code_start = document
+            .lua_blocks
+            .get(index)
+            .map_or(0, |b| b.code_range.start);
+        for problem in &mut problems[block_problems..] {
+            problem.range = in_file(code_start, &problem.range);
+            problem.offset += code_start;
         }
     }
     problems

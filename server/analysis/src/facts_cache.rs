@@ -1,26 +1,24 @@
 //! Lua facts reused across versions: a keystroke changes one block, so the
-//! other blocks' facts are taken from the previous version (keyed by their code).
-//! A block that did not move shares its facts (an `Arc`) with the previous
-//! version; one that moved gets a copy with its ranges moved to the new place.
+//! other blocks' facts are taken from the previous version (keyed by their code)
+//! and shared with it (an `Arc`), wherever the block now is: facts' ranges are
+//! relative to the block's code.
 
-use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use promptforge_syntax::LuaBlock;
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::lua_facts::{read_code, Arg, LuaFacts, NamedField, StringLit};
+use crate::lua_facts::{read_code, LuaFacts};
 use crate::read_budget;
 
-/// The facts of one document's blocks, keyed by code: each with the file offset of
-/// the code they were read at (their ranges are file ranges for that offset).
+/// The facts of one document's blocks, keyed by code.
 #[derive(Debug, Default)]
 pub struct FactsCache {
-    by_code: Mutex<HashMap<String, (usize, Arc<LuaFacts>)>>,
+    by_code: Mutex<HashMap<String, Arc<LuaFacts>>>,
 }
 
 impl FactsCache {
-    /// The facts of `blocks`, in order, with file ranges; keeps only these blocks' entries.
+    /// The facts of `blocks`, in order; keeps only these blocks' entries.
     pub fn facts(&self, blocks: &[LuaBlock]) -> Vec<LuaFacts> {
         self.shared(blocks)
             .into_iter()
@@ -28,7 +26,7 @@ impl FactsCache {
             .collect()
     }
 
-    /// Like [`FactsCache::facts`], sharing the facts of blocks that did not move.
+    /// Like [`FactsCache::facts`], sharing the facts of blocks read before.
     pub fn shared(&self, blocks: &[LuaBlock]) -> Vec<Arc<LuaFacts>> {
         self.shared_until(blocks, &|| false)
     }
@@ -69,11 +67,10 @@ impl FactsCache {
                 out.push(facts);
                 continue;
             }
-            let at = block.code_range.start;
-            let (key, (base, facts)) = match old.remove_entry(block.code.as_str()) {
+            let (key, facts) = match old.remove_entry(block.code.as_str()) {
                 Some(entry) => entry,
                 None => match cache.get(block.code.as_str()) {
-                    Some((base, facts)) => (block.code.clone(), (*base, Arc::clone(facts))),
+                    Some(facts) => (block.code.clone(), Arc::clone(facts)),
                     None => {
                         unknown.push(index);
                         out.push(Arc::default());
@@ -81,13 +78,8 @@ impl FactsCache {
                     }
                 },
             };
-            let facts = if base == at {
-                facts
-            } else {
-                Arc::new(shifted(&facts, base, at))
-            };
             out.push(Arc::clone(&facts));
-            cache.insert(key, (at, facts));
+            cache.insert(key, facts);
         }
         let read = read_blocks(blocks, &unknown, abandoned);
         let stopped = read.len() < unknown.len();
@@ -95,7 +87,7 @@ impl FactsCache {
             let block = &blocks[index];
             let facts = Arc::new(facts);
             out[index] = Arc::clone(&facts);
-            cache.insert(block.code.clone(), (block.code_range.start, facts));
+            cache.insert(block.code.clone(), facts);
         }
         if stopped {
             for (key, entry) in old {
@@ -106,7 +98,6 @@ impl FactsCache {
     }
 }
 
-/// Moves ranges read at file offset `from` to file offset `to`.
 /// Says when nobody needs the facts being read any more; asked between blocks,
 /// from every thread that reads.
 pub type Abandoned<'a> = dyn Fn() -> bool + Sync + 'a;
@@ -126,7 +117,7 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
                 break;
             }
             let block = &blocks[index];
-            facts.push(read_code(&block.code, block.code_range.start));
+            facts.push(read_code(&block.code, 0));
         }
         facts
     };
@@ -158,87 +149,6 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
     out
 }
 
-#[derive(Clone, Copy)]
-struct Shift {
-    from: usize,
-    to: usize,
-}
-
-impl Shift {
-    fn at(self, offset: usize) -> usize {
-        offset - self.from + self.to
-    }
-
-    fn range(self, range: &Range<usize>) -> Range<usize> {
-        self.at(range.start)..self.at(range.end)
-    }
-
-    fn lit(self, lit: &StringLit) -> StringLit {
-        StringLit {
-            value: lit.value.clone(),
-            range: self.range(&lit.range),
-            content: self.range(&lit.content),
-        }
-    }
-
-    fn arg(self, arg: &Arg) -> Arg {
-        match arg {
-            Arg::Str(lit) => Arg::Str(self.lit(lit)),
-            Arg::Table {
-                strings,
-                only_strings,
-                named,
-                range,
-            } => Arg::Table {
-                strings: strings.iter().map(|l| self.lit(l)).collect(),
-                only_strings: *only_strings,
-                named: named
-                    .iter()
-                    .map(|f| NamedField {
-                        name: f.name.clone(),
-                        name_range: self.range(&f.name_range),
-                        value: self.arg(&f.value),
-                    })
-                    .collect(),
-                range: self.range(range),
-            },
-            Arg::Literal(kind, range) => Arg::Literal(kind, self.range(range)),
-            Arg::Other(range) => Arg::Other(self.range(range)),
-        }
-    }
-}
-
-/// `facts` read at file offset `from` with every range moved to file offset `to`.
-fn shifted(facts: &LuaFacts, from: usize, to: usize) -> LuaFacts {
-    let by = Shift { from, to };
-    let mut out = facts.clone();
-    // Every field named, so a new kind of fact cannot be left at the old place.
-    let LuaFacts {
-        calls,
-        identifiers,
-        calls_reads,
-        model_texts,
-        unread: _,
-    } = &mut out;
-    for call in calls {
-        call.callee_range = by.range(&call.callee_range);
-        for arg in &mut call.args {
-            *arg = by.arg(arg);
-        }
-    }
-    for ident in identifiers {
-        ident.range = by.range(&ident.range);
-    }
-    for read in calls_reads {
-        read.range = by.range(&read.range);
-    }
-    for text in model_texts {
-        text.range = by.range(&text.range);
-        text.content = by.range(&text.content);
-    }
-    out
-}
-
 /// The cores this process may use, asked once: the answer reads cgroup files,
 /// which a keystroke should not.
 fn cores() -> usize {
@@ -252,21 +162,30 @@ mod tests {
     use crate::lua_facts::read;
 
     #[test]
-    fn cached_facts_equal_fresh_ones_at_the_new_place() {
-        let text =
-            "---\nname: x\n---\n# T\n```lua\njump('## A')\n```\n```lua\ntools.add({'a', x = 'b'})\nmodels.infer('Say hi')\n```\n";
-        let document = crate::parse_for_tests(text).document;
+    fn a_moved_block_shares_its_facts_and_its_problems_move_with_it() {
+        let text = "---\nname: x\nmodels:\n  writer: {}\n---\n# T\n```lua\njump('## A')\n```\n```lua\ntools.add({'a', x = 'b'})\nmodels.use('nope')\n```\n";
         let cache = FactsCache::default();
-        let first = cache.facts(&document.lua_blocks);
+        let document = crate::parse_for_tests(text).document;
+        let first = cache.shared(&document.lua_blocks);
         let moved = text.replace("# T\n", "# T\n\nSome prose.\n\n");
         let document = crate::parse_for_tests(&moved).document;
-        let second = cache.facts(&document.lua_blocks);
+        let model = crate::Model::build(&document, &cache);
+        // The same facts, not a copy: their ranges are the block's own.
+        assert!(first.iter().zip(&model.blocks).all(|(a, b)| Arc::ptr_eq(a, b)));
         let fresh: Vec<LuaFacts> = document.lua_blocks.iter().map(read).collect();
-        assert_eq!(second, fresh);
-        assert_ne!(first, second);
-        assert_eq!(fresh[0].calls[0].callee, "jump");
-        // The text that goes to a model moves with its block too (its token hint).
-        assert_eq!(fresh[1].model_texts.len(), 1);
+        assert!(model.blocks.iter().zip(&fresh).all(|(a, b)| **a == *b));
+        // What is placed on a fact lands where the block now is.
+        let placed: Vec<&str> = model
+            .problems
+            .iter()
+            .map(|p| &moved[p.range.start..p.range.end])
+            .collect();
+        assert_eq!(placed, ["'## A'", "'a'", "'nope'"]);
+        assert!(model.problems.iter().all(|p| p.offset == p.range.start));
+        let (facts, code_start) = model.blocks_in_file().nth(1).expect("second block");
+        let call = &facts.calls[1];
+        let callee = crate::lua_facts::in_file(code_start, &call.callee_range);
+        assert_eq!(&moved[callee], "models.use");
     }
 
     #[test]

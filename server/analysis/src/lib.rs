@@ -36,8 +36,11 @@ pub struct Model {
     /// The sections in document order and each block's caller.
     pub sections: Sections,
     /// The facts of each Lua block, indexed like `Document::lua_blocks` (shared
-    /// with the document's [`FactsCache`] and other versions where unchanged).
+    /// with the document's [`FactsCache`] and other versions where unchanged),
+    /// their ranges relative to the block's code ([`Model::blocks_in_file`]).
     pub blocks: Vec<Arc<LuaFacts>>,
+    /// Where each block's code starts in the file, indexed like `blocks`.
+    pub code_starts: Vec<usize>,
     /// The static Lua checks' problems.
     pub problems: Vec<Diagnostic>,
 }
@@ -58,12 +61,27 @@ impl Model {
     ) -> Self {
         let sections = Sections::new(document);
         let blocks = cache.shared_until(&document.lua_blocks, abandoned);
+        let code_starts = document
+            .lua_blocks
+            .iter()
+            .map(|b| b.code_range.start)
+            .collect();
         let problems = checks::check(document, &sections, &blocks);
         Model {
             sections,
             blocks,
+            code_starts,
             problems,
         }
+    }
+
+    /// Each block's facts with the byte where its code starts in the file: a
+    /// fact's file range is [`lua_facts::in_file`] of that byte and its range.
+    pub fn blocks_in_file(&self) -> impl Iterator<Item = (&LuaFacts, usize)> {
+        self.blocks
+            .iter()
+            .zip(&self.code_starts)
+            .map(|(facts, &start)| (facts.as_ref(), start))
     }
 }
 

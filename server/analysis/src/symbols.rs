@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use promptforge_syntax::Document;
 
-use crate::lua_facts::{Arg, StringLit};
+use crate::lua_facts::{in_file, Arg, StringLit};
 use crate::Model;
 use promptforge_syntax::sections::Caller;
 
@@ -58,16 +58,30 @@ fn contains(range: &Range<usize>, offset: usize) -> bool {
 pub struct LiteralUse<'a> {
     /// The function called (`tools.add`, `jump`, ...).
     pub callee: &'a str,
-    /// The literal.
+    /// The literal (its ranges relative to its block's code).
     pub literal: &'a StringLit,
     /// The caller of the block it is in.
     pub caller: Caller,
+    /// Where the block's code starts in the file.
+    pub code_start: usize,
+}
+
+impl LiteralUse<'_> {
+    /// The file range of the whole literal, quotes included.
+    pub fn range(&self) -> Range<usize> {
+        in_file(self.code_start, &self.literal.range)
+    }
+
+    /// The file range of the literal's value, between its quotes.
+    pub fn content(&self) -> Range<usize> {
+        in_file(self.code_start, &self.literal.content)
+    }
 }
 
 /// Every string literal given as the name argument of a Lua API call, in block order.
 pub fn literal_uses(model: &Model) -> Vec<LiteralUse<'_>> {
     let mut uses = Vec::new();
-    for (index, facts) in model.blocks.iter().enumerate() {
+    for (index, (facts, code_start)) in model.blocks_in_file().enumerate() {
         let caller = model.sections.caller_of_block(index);
         for call in &facts.calls {
             let callee = call.callee.as_str();
@@ -76,12 +90,14 @@ pub fn literal_uses(model: &Model) -> Vec<LiteralUse<'_>> {
                     callee,
                     literal,
                     caller,
+                    code_start,
                 }),
                 Some(Arg::Table { strings, .. }) if callee == "tools.add" => {
                     uses.extend(strings.iter().map(|literal| LiteralUse {
                         callee,
                         literal,
                         caller,
+                        code_start,
                     }));
                 }
                 _ => {}
@@ -129,11 +145,11 @@ pub fn symbol_at(
         return Some((Symbol::Section(index), range));
     }
     for used in literal_uses(model) {
-        if !contains(&used.literal.content, offset) {
+        let range = used.content();
+        if !contains(&range, offset) {
             continue;
         }
         let value = used.literal.value.clone();
-        let range = used.literal.content.clone();
         if ALIAS_FUNCTIONS.contains(&used.callee) {
             return Some((Symbol::Alias(value), range));
         }
@@ -146,26 +162,23 @@ pub fn symbol_at(
         }
     }
     let frontmatter = document.frontmatter.as_ref()?;
-    for facts in &model.blocks {
-        if let Some(ident) = facts
-            .identifiers
-            .iter()
-            .find(|i| contains(&i.range, offset))
-        {
+    for (facts, code_start) in model.blocks_in_file() {
+        let Some(at) = offset.checked_sub(code_start) else {
+            continue;
+        };
+        if let Some(ident) = facts.identifiers.iter().find(|i| contains(&i.range, at)) {
+            let range = in_file(code_start, &ident.range);
             if frontmatter.slot(&ident.name).is_some() {
-                return Some((Symbol::Alias(ident.name.clone()), ident.range.clone()));
+                return Some((Symbol::Alias(ident.name.clone()), range));
             }
             if frontmatter.model(&ident.name).is_some() {
-                return Some((Symbol::Label(ident.name.clone()), ident.range.clone()));
+                return Some((Symbol::Label(ident.name.clone()), range));
             }
         }
-        if let Some(read) = facts
-            .calls_reads
-            .iter()
-            .find(|r| contains(&r.range, offset))
-        {
+        if let Some(read) = facts.calls_reads.iter().find(|r| contains(&r.range, at)) {
             if frontmatter.slot(&read.key).is_some() {
-                return Some((Symbol::Alias(read.key.clone()), read.range.clone()));
+                let range = in_file(code_start, &read.range);
+                return Some((Symbol::Alias(read.key.clone()), range));
             }
         }
     }
@@ -202,15 +215,15 @@ pub fn occurrences(document: &Document, model: &Model, symbol: &Symbol) -> Vec<O
             let mut uses: Vec<Occurrence> = literal_uses(model)
                 .into_iter()
                 .filter(|u| functions.contains(&u.callee) && u.literal.value == *alias)
-                .map(|u| name_at(u.literal.content.clone(), false))
+                .map(|u| name_at(u.content(), false))
                 .collect();
-            for facts in &model.blocks {
+            for (facts, code_start) in model.blocks_in_file() {
                 uses.extend(
                     facts
                         .identifiers
                         .iter()
                         .filter(|i| i.name == *alias)
-                        .map(|i| name_at(i.range.clone(), false)),
+                        .map(|i| name_at(in_file(code_start, &i.range), false)),
                 );
                 if is_alias {
                     uses.extend(
@@ -218,7 +231,7 @@ pub fn occurrences(document: &Document, model: &Model, symbol: &Symbol) -> Vec<O
                             .calls_reads
                             .iter()
                             .filter(|r| r.key == *alias)
-                            .map(|r| name_at(r.range.clone(), false)),
+                            .map(|r| name_at(in_file(code_start, &r.range), false)),
                     );
                 }
             }
@@ -240,7 +253,7 @@ pub fn occurrences(document: &Document, model: &Model, symbol: &Symbol) -> Vec<O
                     .value
                     .get(level..)
                     .and_then(|rest| rest.find(section.heading.text.as_str()))
-                    .map(|at| used.literal.content.start + level + at);
+                    .map(|at| used.content().start + level + at);
                 if let (true, Some(start)) = (resolves, within) {
                     found.push(Occurrence {
                         range: start..start + section.heading.text.len(),

@@ -96,7 +96,7 @@ pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Ve
                 },
                 _ => return None,
             };
-            Some(Diagnostic::new(code, used.literal.range.clone()))
+            Some(Diagnostic::new(code, used.range()))
         })
         .collect()
 }

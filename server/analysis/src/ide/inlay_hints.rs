@@ -52,7 +52,7 @@ pub fn inlay_hints(
     literal_uses(prompt.model)
         .into_iter()
         .filter(|used| ALIAS_FUNCTIONS.contains(&used.callee))
-        .filter(|used| contains(wanted, used.literal.range.end))
+        .filter(|used| contains(wanted, used.range().end))
         .filter_map(|used| {
             let slot = frontmatter.slot(&used.literal.value)?;
             let path = slot.path.as_ref()?;
@@ -61,7 +61,7 @@ pub fn inlay_hints(
                 .filter(|t| !t.description.is_empty())
                 .map(|t| Tooltip::Markdown(t.description.clone()));
             Some(InlayHint {
-                offset: used.literal.range.end,
+                offset: used.range().end,
                 label: path.value.clone(),
                 kind: InlayHintKind::ToolPath,
                 tooltip,

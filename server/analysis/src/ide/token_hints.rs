@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use super::inlay_hints::{InlayHint, InlayHintKind, Tooltip};
 use super::PromptText;
+use crate::lua_facts::in_file;
 
 /// Counts the tokens of a text, in one encoding.
 pub trait TokenCounter {
@@ -25,17 +26,23 @@ pub fn token_hints(
 ) -> Vec<InlayHint> {
     let texts = prompt
         .model
-        .blocks
-        .iter()
-        .flat_map(|f| f.model_texts.iter());
+        .blocks_in_file()
+        .flat_map(|(facts, code_start)| {
+            facts.model_texts.iter().map(move |text| {
+                (
+                    in_file(code_start, &text.range),
+                    in_file(code_start, &text.content),
+                )
+            })
+        });
     texts
-        .filter(|text| wanted.start <= text.range.end && text.range.end <= wanted.end)
-        .filter_map(|text| {
-            let content = prompt.text.get(text.content.clone())?;
+        .filter(|(range, _)| wanted.start <= range.end && range.end <= wanted.end)
+        .filter_map(|(range, content)| {
+            let content = prompt.text.get(content)?;
             let tokens = counter.count(content)?;
             let unit = if tokens == 1 { "token" } else { "tokens" };
             Some(InlayHint {
-                offset: text.range.end,
+                offset: range.end,
                 label: format!("≈ {tokens} {unit}"),
                 kind: InlayHintKind::TokenCount,
                 tooltip: Some(Tooltip::Plain(format!(

@@ -2,6 +2,10 @@
 //! the calls of the Lua API whose arguments are literals, and the free
 //! identifiers (candidate alias and model globals). Read in one pass over the
 //! block's tokens ([`lexer`], [`reader`], [`arguments`]), without a syntax tree.
+//!
+//! Every range is relative to the start of the block's code ([`read`]), so a
+//! block that moves (an edit above it) keeps its facts unchanged; [`in_file`]
+//! places a range in the file for a block whose code starts at a given byte.
 
 mod arguments;
 mod lexer;
@@ -13,7 +17,7 @@ use promptforge_syntax::LuaBlock;
 
 use crate::read_budget::Unread;
 
-/// A string literal without escapes, with its ranges in the file text.
+/// A string literal without escapes, with its ranges in the block's code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StringLit {
     /// The string's value.
@@ -52,7 +56,7 @@ pub enum Arg {
 pub struct NamedField {
     /// The field's name.
     pub name: String,
-    /// Byte range of the name in the file text.
+    /// Byte range of the name.
     pub name_range: Range<usize>,
     /// The value.
     pub value: Arg,
@@ -85,7 +89,7 @@ impl ApiCall {
 pub struct Identifier {
     /// The name.
     pub name: String,
-    /// Byte range in the file text.
+    /// Byte range of the identifier.
     pub range: Range<usize>,
 }
 
@@ -94,7 +98,7 @@ pub struct Identifier {
 pub struct CallsRead {
     /// The key read.
     pub key: String,
-    /// Byte range of the key in the file text.
+    /// Byte range of the key.
     pub range: Range<usize>,
 }
 
@@ -102,7 +106,7 @@ pub struct CallsRead {
 /// `:system`, `:user` or `:assistant`, or of `models.infer`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelText {
-    /// Byte range of the whole literal in the file text.
+    /// Byte range of the whole literal.
     pub range: Range<usize>,
     /// Byte range of its text between the delimiters (escapes as written).
     pub content: Range<usize>,
@@ -127,12 +131,18 @@ pub struct LuaFacts {
     pub unread: Option<Unread>,
 }
 
-/// Reads the facts of one block.
+/// Reads the facts of one block, with ranges relative to its code's start.
 pub fn read(block: &LuaBlock) -> LuaFacts {
-    read_code(&block.code, block.code_range.start)
+    read_code(&block.code, 0)
 }
 
-/// Reads the facts of Lua `code` that starts at byte `base` of the file text.
+/// The file range of `range`, a range of a block whose code starts at byte `code_start`.
+pub fn in_file(code_start: usize, range: &Range<usize>) -> Range<usize> {
+    code_start + range.start..code_start + range.end
+}
+
+/// Reads the facts of Lua `code`, with ranges counted from `base` (0: relative
+/// to the code, as the analysis keeps them).
 pub fn read_code(code: &str, base: usize) -> LuaFacts {
     let mut facts = reader::read(code, base);
     facts.shrink_to_fit();

@@ -8,6 +8,7 @@ use tower_lsp::lsp_types::{
 };
 
 use crate::snapshot::Snapshot;
+use promptforge_analysis::lua_facts::in_file;
 use promptforge_analysis::symbols::{
     literal_uses, ALIAS_FUNCTIONS, LABEL_FUNCTIONS, TARGET_FUNCTIONS,
 };
@@ -68,12 +69,13 @@ pub fn semantic_tokens(snapshot: &Snapshot) -> SemanticTokens {
                 .iter()
                 .map(|m| (m.label.range.clone(), TokenType::Label, DECLARATION)),
         );
-        for facts in &model.blocks {
+        for (facts, code_start) in model.blocks_in_file() {
             for ident in &facts.identifiers {
+                let range = in_file(code_start, &ident.range);
                 if frontmatter.slot(&ident.name).is_some() {
-                    raw.push((ident.range.clone(), TokenType::Alias, 0));
+                    raw.push((range, TokenType::Alias, 0));
                 } else if frontmatter.model(&ident.name).is_some() {
-                    raw.push((ident.range.clone(), TokenType::Label, 0));
+                    raw.push((range, TokenType::Label, 0));
                 }
             }
             raw.extend(
@@ -81,7 +83,7 @@ pub fn semantic_tokens(snapshot: &Snapshot) -> SemanticTokens {
                     .calls_reads
                     .iter()
                     .filter(|r| frontmatter.slot(&r.key).is_some())
-                    .map(|r| (r.range.clone(), TokenType::Alias, 0)),
+                    .map(|r| (in_file(code_start, &r.range), TokenType::Alias, 0)),
             );
         }
     }
@@ -95,7 +97,7 @@ pub fn semantic_tokens(snapshot: &Snapshot) -> SemanticTokens {
         } else {
             continue;
         };
-        raw.push((used.literal.content.clone(), kind, 0));
+        raw.push((used.content(), kind, 0));
     }
     raw.sort_by_key(|(range, _, _)| (range.start, range.end));
     let positions = snapshot.positions();
