@@ -171,7 +171,10 @@ mod tests {
         let document = crate::parse_for_tests(&moved).document;
         let model = crate::Model::build(&document, &cache);
         // The same facts, not a copy: their ranges are the block's own.
-        assert!(first.iter().zip(&model.blocks).all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert!(first
+            .iter()
+            .zip(&model.blocks)
+            .all(|(a, b)| Arc::ptr_eq(a, b)));
         let fresh: Vec<LuaFacts> = document.lua_blocks.iter().map(read).collect();
         assert!(model.blocks.iter().zip(&fresh).all(|(a, b)| **a == *b));
         // What is placed on a fact lands where the block now is.

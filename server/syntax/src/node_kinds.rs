@@ -52,6 +52,14 @@ pub fn kinds() -> &'static NodeKinds {
     })
 }
 
+/// A parser for the grammar of prompt files.
+pub(crate) fn parser() -> tree_sitter::Parser {
+    let mut parser = tree_sitter::Parser::new();
+    // The grammar is compiled into this crate; its ABI always matches.
+    let _ = parser.set_language(&language());
+    parser
+}
+
 #[cfg(test)]
 mod tests {
     use super::kinds;
@@ -73,12 +81,4 @@ mod tests {
             assert_ne!(id, 0);
         }
     }
-}
-
-/// A parser for the grammar of prompt files.
-pub(crate) fn parser() -> tree_sitter::Parser {
-    let mut parser = tree_sitter::Parser::new();
-    // The grammar is compiled into this crate; its ABI always matches.
-    let _ = parser.set_language(&language());
-    parser
 }
