@@ -24,7 +24,7 @@ use promptforge_syntax::{is_prompt, Analysis, Code, Diagnostic, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
-use crate::drop_later::drop_later;
+use crate::drop_later::drop_analysis;
 use crate::exit::Exit;
 use crate::files::{self, FileKind, PathError, Target};
 use crate::host_setup;
@@ -207,7 +207,8 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
     };
     let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
     let problems = problems(&target.display, &text, &analysis, found);
-    drop_later((model, analysis, text));
+    let text_len = text.len();
+    drop_analysis((model, analysis, text), text_len);
     FileOutcome::Checked(problems)
 }
 

@@ -1,7 +1,8 @@
 //! Values freed on a thread of their own. Freeing the analysis of a large prompt
 //! (its sections, blocks and Lua facts) takes a few milliseconds per MiB, which
 //! `check` need not wait for: it goes on with the next file, or prints and exits
-//! (a value still queued at exit is left to the operating system).
+//! (a value still queued at exit is left to the operating system). A small
+//! analysis is freed in place: handing it over costs more than freeing it.
 
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Mutex, OnceLock};
@@ -13,6 +14,19 @@ type Garbage = Box<dyn Send>;
 /// analysis is being freed while the next file is read (a sender waits until the
 /// thread is free).
 const QUEUE: usize = 0;
+
+/// The analysis of a text this long or longer is freed on the freeing thread;
+/// a shorter one is freed faster here than handed over (1,000 small prompts).
+pub const LATER_FROM: usize = 256 * 1024;
+
+/// Frees `value`, the analysis of `text_len` bytes of text: here when it is
+/// small, else on the freeing thread (or here if that thread cannot start).
+pub fn drop_analysis<T: Send + 'static>(value: T, text_len: usize) {
+    if text_len < LATER_FROM {
+        return drop(value);
+    }
+    drop_later(value);
+}
 
 /// Frees `value` on the freeing thread, or here if that thread cannot start.
 pub fn drop_later<T: Send + 'static>(value: T) {
