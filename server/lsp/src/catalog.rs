@@ -165,6 +165,16 @@ impl Catalogs {
         }
     }
 
+    /// True when the Host of the document at `uri` is known, so [`Catalogs::view`]
+    /// reads no file (a folder seen first discovers and loads its configuration).
+    pub fn is_loaded(&self, uri: &Url) -> bool {
+        let state = lock(&self.state);
+        state
+            .configs
+            .get(&folder_of(uri))
+            .is_some_and(|found| state.hosts.contains_key(found))
+    }
+
     /// The view of the document at `uri` for what `frontmatter` declares (its
     /// Plugins, its model labels), starting the activations not started yet; never
     /// waits for a background activation.
