@@ -37,6 +37,7 @@ pub mod run_failures;
 pub mod server;
 pub mod session_end;
 pub mod snapshot;
+mod stdio;
 pub mod test_files;
 pub mod test_listing;
 pub mod test_uris;
@@ -137,7 +138,7 @@ where
 /// be read on ends the session with one line on stderr naming the cause (and
 /// false).
 pub async fn serve_stdio() -> bool {
-    let outcome = serve(tokio::io::stdin(), tokio::io::stdout()).await;
+    let outcome = serve(stdio::input(), stdio::output()).await;
     match outcome.fatal {
         Some(fatal) => {
             let _ = writeln!(std::io::stderr(), "promptforge: lsp: {fatal}");
