@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use promptforge_syntax::cores::cores;
 use promptforge_syntax::LuaBlock;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -147,13 +148,6 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
         }
     }
     out
-}
-
-/// The cores this process may use, asked once: the answer reads cgroup files,
-/// which a keystroke should not.
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod api_names;
 pub mod body;
+pub mod cores;
 pub mod diagnostic;
 pub mod document;
 pub mod frontmatter;

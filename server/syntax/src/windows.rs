@@ -20,6 +20,7 @@ use std::sync::Mutex;
 use tree_sitter::{Parser, Point};
 
 use crate::body::lua_fence;
+use crate::cores::cores;
 use crate::items::{self, FrontmatterNode, Item, Outline};
 use crate::line_index::LineIndex;
 use crate::lua::{CompiledBlocks, LuaCompiler, LuaSyntaxError};
@@ -280,12 +281,6 @@ fn is_heading_line(line: &[u8]) -> bool {
 fn line_end(bytes: &[u8], at: usize) -> usize {
     let rest = bytes.get(at..).unwrap_or_default();
     memchr::memchr(b'\n', rest).map_or(bytes.len(), |end| at + end + 1)
-}
-
-/// The cores this process may use, asked once.
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[cfg(test)]
