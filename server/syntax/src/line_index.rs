@@ -43,12 +43,7 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut line_starts = Vec::with_capacity(bytes.len() / 32 + 1);
         line_starts.push(0);
-        for at in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-            let crlf_head = bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) == Some(&b'\n');
-            if !crlf_head {
-                line_starts.push(at + 1);
-            }
-        }
+        push_line_starts(bytes, 0..bytes.len(), &mut line_starts);
         LineIndex {
             line_starts,
             len: text.len(),
@@ -77,13 +72,7 @@ impl LineIndex {
             .map_or(bytes.len(), |&s| moved(s));
         let mut line_starts = Vec::with_capacity(self.line_starts.len() + 8);
         line_starts.extend_from_slice(&self.line_starts[..=from_line]);
-        let scanned = bytes.get(from..scan_end).unwrap_or_default();
-        for at in memchr::memchr2_iter(b'\n', b'\r', scanned).map(|at| at + from) {
-            let crlf_head = bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) == Some(&b'\n');
-            if !crlf_head {
-                line_starts.push(at + 1);
-            }
-        }
+        push_line_starts(bytes, from..scan_end, &mut line_starts);
         let after = self.line_starts.get(resume + 1..).unwrap_or_default();
         line_starts.extend(after.iter().map(|&s| moved(s)));
         LineIndex {
@@ -230,8 +219,23 @@ impl LineIndex {
     }
 }
 
+/// Pushes the start of every line that begins after a line end within `scan` of
+/// `bytes` (a CR followed by LF ends its line after the LF, wherever the LF is).
+fn push_line_starts(bytes: &[u8], scan: std::ops::Range<usize>, line_starts: &mut Vec<usize>) {
+    let from = scan.start;
+    let scanned = bytes.get(scan).unwrap_or_default();
+    for at in memchr::memchr2_iter(b'\n', b'\r', scanned).map(|at| at + from) {
+        let crlf_head = bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) == Some(&b'\n');
+        if !crlf_head {
+            line_starts.push(at + 1);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    use super::*;
 
     #[test]
     fn an_edited_index_equals_one_made_from_scratch() {
@@ -261,7 +265,6 @@ mod tests {
             }
         }
     }
-    use super::*;
 
     fn lc(line: u32, col: u32) -> LineCol {
         LineCol { line, col }

@@ -210,8 +210,9 @@ fn plan(text: &str, window: usize) -> Vec<Window> {
     let mut fence: Option<(u8, usize)> = None;
     let mut at = 0;
     while at < bytes.len() {
-        let line = &bytes[at..];
-        let line_only = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+        let next_line = line_end(bytes, at);
+        let line = &bytes[at..next_line];
+        let line_only = line.strip_suffix(b"\n").unwrap_or(line);
         match (fence, fence_run(line_only)) {
             (None, Some((mark, run))) => fence = Some((mark, run)),
             (Some((open, length)), Some((mark, run)))
@@ -228,7 +229,7 @@ fn plan(text: &str, window: usize) -> Vec<Window> {
             }
             _ => {}
         }
-        at = memchr::memchr(b'\n', line).map_or(bytes.len(), |end| at + end + 1);
+        at = next_line;
     }
     let ends: Vec<usize> = starts
         .iter()
