@@ -9,7 +9,7 @@ use promptforge_syntax::cores::cores;
 use promptforge_syntax::LuaBlock;
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::lua_facts::{read_code, LuaFacts};
+use crate::lua_facts::{read, LuaFacts};
 use crate::read_budget;
 
 /// The facts of one document's blocks, keyed by code.
@@ -117,8 +117,7 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
             if abandoned() {
                 break;
             }
-            let block = &blocks[index];
-            facts.push(read_code(&block.code, 0));
+            facts.push(read(&blocks[index]));
         }
         facts
     };
@@ -153,7 +152,6 @@ fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lua_facts::read;
 
     #[test]
     fn a_moved_block_shares_its_facts_and_its_problems_move_with_it() {
