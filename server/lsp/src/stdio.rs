@@ -51,11 +51,9 @@ mod unix {
 
     /// A copy of `fd` (the process's own descriptor stays open) and its kind.
     fn copy_of(fd: impl AsFd) -> Option<(OwnedFd, Kind)> {
-        let owned = fd.as_fd().try_clone_to_owned().ok()?;
-        let kind = std::fs::File::from(owned.try_clone().ok()?)
-            .metadata()
-            .ok()?
-            .file_type();
+        let file = std::fs::File::from(fd.as_fd().try_clone_to_owned().ok()?);
+        let kind = file.metadata().ok()?.file_type();
+        let owned = OwnedFd::from(file);
         let kind = if kind.is_fifo() {
             Kind::Pipe
         } else if kind.is_socket() {
