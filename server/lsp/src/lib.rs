@@ -30,6 +30,7 @@ pub mod encoding;
 pub mod fault;
 pub mod features;
 mod panics;
+mod publish_order;
 pub mod publisher;
 mod relay;
 pub mod run;

@@ -14,6 +14,7 @@ use promptforge_transport::payload_text;
 
 use crate::catalog::Catalogs;
 use crate::documents::Documents;
+use crate::publish_order::PublishOrder;
 use crate::run_failures::RunFailures;
 use crate::snapshot::Snapshot;
 
@@ -38,6 +39,9 @@ pub struct Publisher {
     pub failures: Arc<RunFailures>,
     /// Serialises publishing, so a stale version is never published after a newer one.
     order: Arc<tokio::sync::Mutex<()>>,
+    /// Which publication of a document read the newest state: one that read it
+    /// earlier (a Plugin still activating) is not published over a later one.
+    tickets: Arc<PublishOrder>,
 }
 
 /// The catalog view of a snapshot: its declared Plugins and model labels (none for
@@ -61,17 +65,21 @@ impl Publisher {
             catalogs,
             failures: Arc::new(RunFailures::default()),
             order: Arc::new(tokio::sync::Mutex::new(())),
+            tickets: Arc::new(PublishOrder::default()),
         }
     }
 
     /// Computes and publishes the diagnostics of `snapshot` (a prompt's, or a test
     /// file's) with the runs' failures shown in place, unless a newer version
-    /// arrived meanwhile (then the newer one publishes). `was_prompt` makes a
-    /// document that stopped being a prompt get an empty list once.
+    /// arrived meanwhile (then the newer one publishes) or a publication of the
+    /// same document that started later, so read newer state, already published.
+    /// `was_prompt` makes a document that stopped being a prompt get an empty
+    /// list once.
     pub async fn publish(&self, snapshot: Arc<Snapshot>, was_prompt: bool) {
         if !snapshot.is_prompt && !snapshot.is_test_file && !was_prompt {
             return;
         }
+        let ticket = self.tickets.ticket();
         let work = Arc::clone(&snapshot);
         let catalogs = Arc::clone(&self.catalogs);
         let documents = Arc::clone(&self.documents);
@@ -103,7 +111,9 @@ impl Publisher {
         };
         diagnostics.extend(self.failures.shown(&snapshot.uri, Some(snapshot.version)));
         let _order = self.order.lock().await;
-        if self.documents.version(&snapshot.uri) != Some(snapshot.version) {
+        if self.documents.version(&snapshot.uri) != Some(snapshot.version)
+            || !self.tickets.admit(&snapshot.uri, ticket)
+        {
             return;
         }
         self.client
@@ -122,6 +132,7 @@ impl Publisher {
     /// Publishes an empty list for a document that closed.
     pub async fn clear(&self, uri: tower_lsp::lsp_types::Url) {
         let _order = self.order.lock().await;
+        self.tickets.forget(&uri);
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
