@@ -17,7 +17,7 @@ use proptest::prelude::*;
 /// names, each with the tools its slots name: the fixes are judged, not the Host.
 fn found(text: &str) -> Vec<Diagnostic> {
     let analysis = promptforge_luacheck::parse(text);
-    let model = Model::build(&analysis.document, &FactsCache::default());
+    let model = Model::build(text, &analysis.document, &FactsCache::default());
     let mut tools: BTreeMap<String, Vec<ToolInfo>> = BTreeMap::new();
     if let Some(frontmatter) = &analysis.document.frontmatter {
         for decl in &frontmatter.plugins {

@@ -10,7 +10,7 @@ use promptforge_syntax::{Code, Diagnostic};
 
 fn found(text: &str, view: &CatalogView) -> Vec<Diagnostic> {
     let analysis = promptforge_luacheck::parse(text);
-    let model = Model::build(&analysis.document, &FactsCache::default());
+    let model = Model::build(text, &analysis.document, &FactsCache::default());
     diagnostics(text, &analysis, &model, view)
 }
 

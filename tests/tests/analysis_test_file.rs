@@ -29,7 +29,7 @@ fn warnings(text: &str, prompt: Option<&str>) -> Vec<String> {
     let (file, problems) = test_file::parse(text);
     assert_eq!(problems, vec![], "the test file reads");
     let analysis = prompt.map(promptforge_luacheck::parse);
-    let found: Vec<Diagnostic> = diagnostics(&file, analysis.as_ref());
+    let found: Vec<Diagnostic> = diagnostics(&file, prompt.zip(analysis.as_ref()));
     let index = LineIndex::new(text);
     found
         .iter()
@@ -63,7 +63,7 @@ fn an_alias_neither_bound_nor_registered_is_warned_about_where_it_is_named() {
     );
     let (file, _) = test_file::parse(&text);
     let analysis = promptforge_luacheck::parse(PROMPT);
-    let found = diagnostics(&file, Some(&analysis));
+    let found = diagnostics(&file, Some((PROMPT, &analysis)));
     assert_eq!(
         found[0].code,
         Code::UnknownAlias {

@@ -2,8 +2,16 @@
 //! other blocks' facts are taken from the previous version (keyed by their code)
 //! and shared with it (an `Arc`), wherever the block now is: facts' ranges are
 //! relative to the block's code.
+//!
+//! The key is a 128-bit SipHash of the code with keys drawn once per process,
+//! not a copy of the code: a copy made every open document hold its Lua twice.
+//! Two different blocks share a key with a chance of about 2^-128 per pair, and
+//! nobody can aim at one without the process's keys.
 
-use std::sync::{Arc, Mutex};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use siphasher::sip128::{Hasher128, SipHasher13};
 
 use promptforge_syntax::cores::cores;
 use promptforge_syntax::LuaBlock;
@@ -12,24 +20,47 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::lua_facts::{read, LuaFacts};
 use crate::read_budget;
 
-/// The facts of one document's blocks, keyed by code.
+/// The facts of one document's blocks, keyed by their code's hash.
 #[derive(Debug, Default)]
 pub struct FactsCache {
-    by_code: Mutex<HashMap<String, Arc<LuaFacts>>>,
+    by_code: Mutex<HashMap<CodeKey, Arc<LuaFacts>>>,
+}
+
+/// A block's code as the cache knows it: its 128-bit hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct CodeKey(u128);
+
+impl CodeKey {
+    fn of(code: &str) -> Self {
+        static KEYS: OnceLock<(u64, u64)> = OnceLock::new();
+        let (k0, k1) = *KEYS.get_or_init(|| {
+            let random = std::collections::hash_map::RandomState::new();
+            let draw = |salt: u64| {
+                let mut hasher = random.build_hasher();
+                hasher.write_u64(salt);
+                hasher.finish()
+            };
+            (draw(0), draw(1))
+        });
+        let mut hasher = SipHasher13::new_with_keys(k0, k1);
+        hasher.write(code.as_bytes());
+        CodeKey(hasher.finish128().as_u128())
+    }
 }
 
 impl FactsCache {
-    /// The facts of `blocks`, in order; keeps only these blocks' entries.
-    pub fn facts(&self, blocks: &[LuaBlock]) -> Vec<LuaFacts> {
-        self.shared(blocks)
+    /// The facts of `blocks` of the file `text`, in order; keeps only these
+    /// blocks' entries.
+    pub fn facts(&self, text: &str, blocks: &[LuaBlock]) -> Vec<LuaFacts> {
+        self.shared(text, blocks)
             .into_iter()
             .map(|facts| Arc::try_unwrap(facts).unwrap_or_else(|facts| (*facts).clone()))
             .collect()
     }
 
     /// Like [`FactsCache::facts`], sharing the facts of blocks read before.
-    pub fn shared(&self, blocks: &[LuaBlock]) -> Vec<Arc<LuaFacts>> {
-        self.shared_until(blocks, &|| false)
+    pub fn shared(&self, text: &str, blocks: &[LuaBlock]) -> Vec<Arc<LuaFacts>> {
+        self.shared_until(text, blocks, &|| false)
     }
 
     /// Like [`FactsCache::shared`], but a block not in the cache is no longer
@@ -38,6 +69,7 @@ impl FactsCache {
     /// for the next version. Blocks past the [`read_budget`] are never read.
     pub fn shared_until(
         &self,
+        text: &str,
         blocks: &[LuaBlock],
         abandoned: &Abandoned<'_>,
     ) -> Vec<Arc<LuaFacts>> {
@@ -48,7 +80,7 @@ impl FactsCache {
         // The blocks neither cache holds: read after this pass, in parallel when
         // there are many.
         let mut unknown = Vec::new();
-        let plan = read_budget::plan(blocks.iter().map(|b| b.code.as_str()));
+        let plan = read_budget::plan(blocks.iter().map(|b| b.code(text)));
         // One shared value per reason a block is not read: a 10 MiB prompt has
         // tens of thousands of such blocks.
         let mut not_read: Vec<Arc<LuaFacts>> = Vec::new();
@@ -68,10 +100,11 @@ impl FactsCache {
                 out.push(facts);
                 continue;
             }
-            let (key, facts) = match old.remove_entry(block.code.as_str()) {
-                Some(entry) => entry,
-                None => match cache.get(block.code.as_str()) {
-                    Some(facts) => (block.code.clone(), Arc::clone(facts)),
+            let key = CodeKey::of(block.code(text));
+            let facts = match old.remove(&key) {
+                Some(facts) => facts,
+                None => match cache.get(&key) {
+                    Some(facts) => Arc::clone(facts),
                     None => {
                         unknown.push(index);
                         out.push(Arc::default());
@@ -82,13 +115,13 @@ impl FactsCache {
             out.push(Arc::clone(&facts));
             cache.insert(key, facts);
         }
-        let read = read_blocks(blocks, &unknown, abandoned);
+        let read = read_blocks(text, blocks, &unknown, abandoned);
         let stopped = read.len() < unknown.len();
         for (index, facts) in unknown.into_iter().zip(read) {
             let block = &blocks[index];
             let facts = Arc::new(facts);
             out[index] = Arc::clone(&facts);
-            cache.insert(block.code.clone(), facts);
+            cache.insert(CodeKey::of(block.code(text)), facts);
         }
         if stopped {
             for (key, entry) in old {
@@ -110,14 +143,19 @@ const PARALLEL_FROM: usize = 64;
 /// Reads the facts of `blocks[i]` for each `i` of `indices`, in order, stopping
 /// at the first block `abandoned` finds unwanted (the result is then shorter).
 /// Many blocks are shared out in contiguous runs among the machine's cores.
-fn read_blocks(blocks: &[LuaBlock], indices: &[usize], abandoned: &Abandoned<'_>) -> Vec<LuaFacts> {
+fn read_blocks(
+    text: &str,
+    blocks: &[LuaBlock],
+    indices: &[usize],
+    abandoned: &Abandoned<'_>,
+) -> Vec<LuaFacts> {
     let read_run = |run: &[usize]| -> Vec<LuaFacts> {
         let mut facts = Vec::with_capacity(run.len());
         for &index in run {
             if abandoned() {
                 break;
             }
-            facts.push(read(&blocks[index]));
+            facts.push(read(text, &blocks[index]));
         }
         facts
     };
@@ -158,16 +196,20 @@ mod tests {
         let text = "---\nname: x\nmodels:\n  writer: {}\n---\n# T\n```lua\njump('## A')\n```\n```lua\ntools.add({'a', x = 'b'})\nmodels.use('nope')\n```\n";
         let cache = FactsCache::default();
         let document = crate::parse_for_tests(text).document;
-        let first = cache.shared(&document.lua_blocks);
+        let first = cache.shared(text, &document.lua_blocks);
         let moved = text.replace("# T\n", "# T\n\nSome prose.\n\n");
         let document = crate::parse_for_tests(&moved).document;
-        let model = crate::Model::build(&document, &cache);
+        let model = crate::Model::build(&moved, &document, &cache);
         // The same facts, not a copy: their ranges are the block's own.
         assert!(first
             .iter()
             .zip(&model.blocks)
             .all(|(a, b)| Arc::ptr_eq(a, b)));
-        let fresh: Vec<LuaFacts> = document.lua_blocks.iter().map(read).collect();
+        let fresh: Vec<LuaFacts> = document
+            .lua_blocks
+            .iter()
+            .map(|b| read(&moved, b))
+            .collect();
         assert!(model.blocks.iter().zip(&fresh).all(|(a, b)| **a == *b));
         // What is placed on a fact lands where the block now is.
         let placed: Vec<&str> = model
@@ -188,17 +230,19 @@ mod tests {
         let blocks = |text: &str| crate::parse_for_tests(text).document.lua_blocks;
         let a = "---\nname: x\n---\n# T\n```lua\njump('## A')\n```\n";
         let cache = FactsCache::default();
-        let first = cache.shared(&blocks(&format!("{a}```lua\ncall('## B')\n```\n")));
+        let called = format!("{a}```lua\ncall('## B')\n```\n");
+        let first = cache.shared(&called, &blocks(&called));
         assert_eq!(first[1].calls[0].callee, "call");
         // A new block is not read once the pass is abandoned; a cached one is.
-        let edited = blocks(&format!("{a}```lua\nfanout('## C')\n```\n"));
-        let abandoned = cache.shared_until(&edited, &|| true);
+        let fanned = format!("{a}```lua\nfanout('## C')\n```\n");
+        let edited = blocks(&fanned);
+        let abandoned = cache.shared_until(&fanned, &edited, &|| true);
         assert_eq!(abandoned[0].calls[0].callee, "jump");
         assert_eq!(*abandoned[1], LuaFacts::default());
         // The block edited away is still cached; the next whole pass reads the new one.
-        let back = blocks(&format!("{a}```lua\ncall('## B')\n```\n"));
-        assert_eq!(cache.shared_until(&back, &|| true), first);
-        assert_eq!(cache.shared(&edited)[1].calls[0].callee, "fanout");
+        let back = blocks(&called);
+        assert_eq!(cache.shared_until(&called, &back, &|| true), first);
+        assert_eq!(cache.shared(&fanned, &edited)[1].calls[0].callee, "fanout");
     }
 
     #[test]
@@ -206,7 +250,7 @@ mod tests {
         let big = format!("jump('## A')\n{}", "x = 1\n".repeat(50_000));
         let text = format!("---\nname: x\n---\n# T\n```lua\n{big}```\n```lua\njump('## A')\n```\n");
         let facts =
-            FactsCache::default().shared(&crate::parse_for_tests(&text).document.lua_blocks);
+            FactsCache::default().shared(&text, &crate::parse_for_tests(&text).document.lua_blocks);
         assert_eq!(facts[0].unread, Some(read_budget::Unread::Block));
         assert!(facts[0].calls.is_empty());
         assert_eq!(facts[1].unread, None);
@@ -222,13 +266,13 @@ mod tests {
             ));
         }
         let blocks = crate::parse_for_tests(&text).document.lua_blocks;
-        let fresh: Vec<LuaFacts> = blocks.iter().map(read).collect();
-        assert_eq!(FactsCache::default().facts(&blocks), fresh);
+        let fresh: Vec<LuaFacts> = blocks.iter().map(|b| read(&text, b)).collect();
+        assert_eq!(FactsCache::default().facts(&text, &blocks), fresh);
         // Abandoned half-way (asked from several threads): what was read is a
         // prefix of the blocks, each with its own facts, and the rest are empty.
         let asked = std::sync::atomic::AtomicUsize::new(0);
         let half = || asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= blocks.len() / 2;
-        let partial = FactsCache::default().shared_until(&blocks, &half);
+        let partial = FactsCache::default().shared_until(&text, &blocks, &half);
         let read = partial
             .iter()
             .take_while(|f| ***f != LuaFacts::default())

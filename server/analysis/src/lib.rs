@@ -46,21 +46,23 @@ pub struct Model {
 }
 
 impl Model {
-    /// Builds the model of a document, reusing the facts of unchanged blocks from `cache`.
-    pub fn build(document: &Document, cache: &FactsCache) -> Self {
-        Self::build_until(document, cache, &|| false)
+    /// Builds the model of a document parsed from `text`, reusing the facts of
+    /// unchanged blocks from `cache`.
+    pub fn build(text: &str, document: &Document, cache: &FactsCache) -> Self {
+        Self::build_until(text, document, cache, &|| false)
     }
 
     /// Like [`Model::build`], reading no more blocks once `abandoned` says so
     /// (see [`FactsCache::shared_until`]): the model of a text nobody needs any
     /// more is left incomplete.
     pub fn build_until(
+        text: &str,
         document: &Document,
         cache: &FactsCache,
         abandoned: &facts_cache::Abandoned<'_>,
     ) -> Self {
         let sections = Sections::new(document);
-        let blocks = cache.shared_until(&document.lua_blocks, abandoned);
+        let blocks = cache.shared_until(text, &document.lua_blocks, abandoned);
         let code_starts = document
             .lua_blocks
             .iter()

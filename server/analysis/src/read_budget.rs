@@ -69,7 +69,7 @@ pub fn diagnostics<'a>(
     for (block, unread) in unread {
         let code = match unread {
             Unread::Block => Code::LuaBlockNotRead {
-                bytes: block.code.len(),
+                bytes: block.code_range.len(),
                 limit: MAX_BLOCK_BYTES,
                 whole_document: false,
                 later: 0,
@@ -78,7 +78,7 @@ pub fn diagnostics<'a>(
             Unread::Document => {
                 document_reported = true;
                 Code::LuaBlockNotRead {
-                    bytes: block.code.len(),
+                    bytes: block.code_range.len(),
                     limit: MAX_DOCUMENT_BYTES,
                     whole_document: true,
                     later,
@@ -129,7 +129,6 @@ mod tests {
         let blocks: Vec<LuaBlock> = (0..4)
             .map(|i| LuaBlock {
                 shared: false,
-                code: "x".to_owned(),
                 code_range: i * 13 + 7..i * 13 + 9,
                 block_range: i * 13..i * 13 + 13,
                 first_line: 3 * i as u32 + 1,
@@ -151,7 +150,7 @@ mod tests {
             shown,
             [
                 ("```lua", "the document's Lua blocks together are past the 1048576 bytes the analysis reads: only the syntax of this block and of 2 later blocks is checked (no static checks, and no hover, completion or other Lua features in them)"),
-                ("```lua", "this Lua block is 1 bytes, past the 262144 bytes the analysis reads of one block: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)"),
+                ("```lua", "this Lua block is 2 bytes, past the 262144 bytes the analysis reads of one block: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)"),
             ]
         );
         assert_eq!(found[0].range, 0..6);

@@ -16,7 +16,7 @@ use crate::FactsCache;
 
 /// The aliases the prompt binds or registers; None while its frontmatter is
 /// unreadable (every alias would look unknown) or a block was not read.
-fn known_aliases(prompt: &Analysis) -> Option<HashSet<String>> {
+fn known_aliases((text, prompt): (&str, &Analysis)) -> Option<HashSet<String>> {
     let document = &prompt.document;
     let frontmatter = document
         .frontmatter
@@ -27,14 +27,17 @@ fn known_aliases(prompt: &Analysis) -> Option<HashSet<String>> {
         .iter()
         .map(|slot| slot.alias.value.clone())
         .collect();
-    known.extend(local_tool_aliases(document)?);
+    known.extend(local_tool_aliases(text, document)?);
     Some(known)
 }
 
 /// The literal aliases of a prompt's `tools.add_local` calls, in block order;
 /// None when a block was not read ([`crate::read_budget`]): it may register any.
-pub fn local_tool_aliases(document: &promptforge_syntax::Document) -> Option<Vec<String>> {
-    let blocks = FactsCache::default().shared(&document.lua_blocks);
+pub fn local_tool_aliases(
+    text: &str,
+    document: &promptforge_syntax::Document,
+) -> Option<Vec<String>> {
+    let blocks = FactsCache::default().shared(text, &document.lua_blocks);
     if blocks.iter().any(|facts| facts.unread.is_some()) {
         return None;
     }
@@ -68,9 +71,9 @@ pub fn named_aliases(file: &TestFile) -> Vec<&Spanned<String>> {
     out
 }
 
-/// The alias warnings of `file` against its prompt's analysis (None: no prompt was
-/// read, so no warnings), in file order.
-pub fn diagnostics(file: &TestFile, prompt: Option<&Analysis>) -> Vec<Diagnostic> {
+/// The alias warnings of `file` against its prompt's text and analysis (None: no
+/// prompt was read, so no warnings), in file order.
+pub fn diagnostics(file: &TestFile, prompt: Option<(&str, &Analysis)>) -> Vec<Diagnostic> {
     let Some(known) = prompt.and_then(known_aliases) else {
         return Vec::new();
     };

@@ -154,7 +154,7 @@ return tools.call('nope', {})
     /// The `tools.call('nope')` problems' messages against `view`.
     fn unbound_tool_messages(view: &CatalogView) -> Vec<String> {
         let analysis = crate::parse_for_tests(PROMPT);
-        let model = Model::build(&analysis.document, &FactsCache::default());
+        let model = Model::build(PROMPT, &analysis.document, &FactsCache::default());
         diagnostics(PROMPT, &analysis, &model, view)
             .into_iter()
             .filter(|d| matches!(d.code, Code::UnboundTool { .. }))

@@ -229,7 +229,7 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
 fn analyse(text: String) -> Option<(Analysis, Model, String)> {
     panic::catch_unwind(AssertUnwindSafe(|| {
         let (analysis, text) = parse_owned(text);
-        let model = Model::build(&analysis.document, &FactsCache::default());
+        let model = Model::build(&text, &analysis.document, &FactsCache::default());
         (analysis, model, text)
     }))
     .ok()

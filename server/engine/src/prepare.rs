@@ -54,6 +54,8 @@ pub struct ModelLabel {
 pub struct Prepared {
     /// The document.
     pub document: Arc<Document>,
+    /// The text it was parsed from: its blocks' code is read from it.
+    pub text: Arc<str>,
     /// Its sections, which resolve the targets of `jump`, `call` and `fanout`.
     pub sections: Arc<Sections>,
     /// The prompt's name.
@@ -263,6 +265,7 @@ pub async fn prepare(
         slot_index: first_positions(slots.iter().map(|s| s.alias.as_str())),
         label_index: first_positions(labels.iter().map(|l| l.label.as_str())),
         document: Arc::new(document.clone()),
+        text: Arc::from(text),
         sections: Arc::new(Sections::new(document)),
         name: frontmatter
             .name

@@ -142,7 +142,7 @@ impl Snapshot {
     pub fn model(&self) -> &Model {
         self.model.get_or_init(|| {
             let abandoned = || self.abandon.is_cancelled();
-            Model::build_until(&self.analysis.document, &self.facts, &abandoned)
+            Model::build_until(&self.text, &self.analysis.document, &self.facts, &abandoned)
         })
     }
 }

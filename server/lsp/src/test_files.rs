@@ -121,7 +121,7 @@ pub fn load(documents: &Documents, uri: &Url, text: &str) -> Loaded {
         Ok((path, prompt_text, analysis)) => {
             problems.extend(promptforge_analysis::test_file::diagnostics(
                 &file,
-                Some(&analysis),
+                Some((&prompt_text, &analysis)),
             ));
             Some((path, prompt_text))
         }

@@ -247,7 +247,6 @@ impl Builder<'_, '_> {
         }
         let block = LuaBlock {
             shared,
-            code: text.get(code.clone()).unwrap_or("").to_owned(),
             first_line: self.ctx.line_index.line_of(opener.start) + 1,
             code_range: code,
             block_range: range,

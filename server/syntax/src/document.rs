@@ -31,9 +31,9 @@ impl Heading {
 pub struct LuaBlock {
     /// True for ```` ```lua shared ````.
     pub shared: bool,
-    /// The Lua source between the fences.
-    pub code: String,
-    /// Byte range of the code in the file text.
+    /// Byte range of the code in the file text (the code is read from the text
+    /// with [`LuaBlock::code`], never copied: a 10 MiB prompt's copies weighed
+    /// 7 MiB, and an open document's as much as the rest of its analysis).
     pub code_range: Range<usize>,
     /// Byte range of the whole block, opening fence to closing fence (or end of file).
     pub block_range: Range<usize>,
@@ -42,6 +42,12 @@ pub struct LuaBlock {
 }
 
 impl LuaBlock {
+    /// The Lua source between the fences, read from the file `text` the block
+    /// was parsed from (empty when the range is not in it).
+    pub fn code<'t>(&self, text: &'t str) -> &'t str {
+        text.get(self.code_range.clone()).unwrap_or("")
+    }
+
     /// The 1-based file line of a 1-based line inside the block's code.
     pub fn file_line(&self, lua_line: u32) -> u32 {
         self.first_line + lua_line.max(1)
@@ -96,6 +102,17 @@ impl Document {
     /// The shared library blocks of the H1 body, in order.
     pub fn shared_blocks(&self) -> impl Iterator<Item = &LuaBlock> {
         self.body_blocks(&self.h1_body).filter(|b| b.shared)
+    }
+
+    /// The section at `path`, the indices from the top-level sections down (None
+    /// for the H1, an empty path, or a path out of range).
+    pub fn section_at(&self, path: &[usize]) -> Option<&Section> {
+        let (first, rest) = path.split_first()?;
+        let mut section = self.sections.get(*first)?;
+        for index in rest {
+            section = section.children.get(*index)?;
+        }
+        Some(section)
     }
 
     /// The blocks of a body (resolving its indices), in order.

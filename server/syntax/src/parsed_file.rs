@@ -363,7 +363,7 @@ impl ParsedFile {
                     };
                     let result = known.unwrap_or_else(|| {
                         work.lua_blocks_compiled += 1;
-                        self.lua.check(&block.code)
+                        self.lua.check(block.code(text))
                     });
                     if keep_results {
                         used.insert(here, result.clone());

@@ -22,7 +22,10 @@ pub enum Caller {
     Section(usize),
 }
 
-/// One section with its place in the tree.
+/// One section with its place in the tree. Its content (prose, blocks) is the
+/// document's [`Section`], found with [`Sections::path`] and
+/// [`Document::section_at`]: a 10 MiB prompt has 60,000 sections, and a copy of
+/// each one's prose and path here weighed 6 MiB.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SectionEntry {
     /// Its heading.
@@ -31,12 +34,8 @@ pub struct SectionEntry {
     pub parent: Option<usize>,
     /// Byte range from the heading to the end of its last descendant's content.
     pub range: Range<usize>,
-    /// Byte ranges of its prose paragraphs.
-    pub prose: Vec<Range<usize>>,
     /// True when it runs only when addressed.
     pub off_walk: bool,
-    /// Its place in the tree: the indices from the top-level sections down.
-    pub path: Vec<usize>,
 }
 
 /// Every section of a document in document order, and each Lua block's caller.
@@ -86,19 +85,9 @@ impl Sections {
 
     fn push(&mut self, section: &Section, parent: Option<usize>, document: &Document) {
         let index = self.all.len();
-        let mut path = parent
-            .and_then(|p| self.all.get(p))
-            .map(|p| p.path.clone())
-            .unwrap_or_default();
         match parent.and_then(|p| self.children.get_mut(p)) {
-            Some(siblings) => {
-                path.push(siblings.len());
-                siblings.push(index);
-            }
-            None => {
-                path.push(self.top.len());
-                self.top.push(index);
-            }
+            Some(siblings) => siblings.push(index),
+            None => self.top.push(index),
         }
         self.children.push(Vec::new());
         self.by_text.push((text_hash(&section.heading.text), index));
@@ -106,9 +95,7 @@ impl Sections {
             heading: section.heading.clone(),
             parent,
             range: section.range.clone(),
-            prose: section.body.prose.clone(),
             off_walk: section.off_walk,
-            path,
         });
         self.assign(&section.body, Caller::Section(index), document);
         for child in &section.children {
@@ -124,6 +111,30 @@ impl Sections {
     /// The section with this index.
     pub fn get(&self, index: usize) -> Option<&SectionEntry> {
         self.all.get(index)
+    }
+
+    /// The place in the tree of the section with this index: the indices from
+    /// the top-level sections down (empty for an index out of range).
+    pub fn path(&self, index: usize) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut at = index;
+        while let Some(entry) = self.all.get(at) {
+            let siblings = match entry.parent {
+                Some(parent) => self.children.get(parent).map_or(&[][..], Vec::as_slice),
+                None => &self.top,
+            };
+            // Siblings are listed in document order, so by index.
+            let Ok(position) = siblings.binary_search(&at) else {
+                return Vec::new();
+            };
+            path.push(position);
+            match entry.parent {
+                Some(parent) => at = parent,
+                None => break,
+            }
+        }
+        path.reverse();
+        path
     }
 
     /// Where the Lua block with this index in `Document::lua_blocks` runs.

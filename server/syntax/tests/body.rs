@@ -204,7 +204,7 @@ fn crlf_and_bom_keep_positions() {
         ["9:1: error[Lua]: unexpected symbol near '='"]
     );
     let analysis = parse(&text);
-    assert_eq!(analysis.document.lua_blocks[0].code, "x = = 2\r\n");
+    assert_eq!(analysis.document.lua_blocks[0].code(&text), "x = = 2\r\n");
 }
 
 #[test]
@@ -227,4 +227,38 @@ fn a_lua_error_at_end_of_input_points_at_the_closing_fence() {
         body_errors(&text),
         ["9:1: error[Lua]: 'end' expected (to close 'function' at line 8) near <eof>"]
     );
+}
+
+#[test]
+fn each_section_s_path_finds_it_in_the_tree_and_in_the_index() {
+    let text = prompt(
+        "# T\n\n## A\n\nIn A.\n\n### A1\n\n#### A1a\n\nIn A1a.\n\n### A2\n\n## B\n\n### B1\n\nIn B1.\n",
+    );
+    let analysis = parse(&text);
+    let sections = promptforge_syntax::Sections::new(&analysis.document);
+    let paths: Vec<(String, Vec<usize>)> = (0..sections.all().len())
+        .map(|i| (sections.all()[i].heading.text.clone(), sections.path(i)))
+        .collect();
+    let expected = [
+        ("A", vec![0]),
+        ("A1", vec![0, 0]),
+        ("A1a", vec![0, 0, 0]),
+        ("A2", vec![0, 1]),
+        ("B", vec![1]),
+        ("B1", vec![1, 0]),
+    ];
+    let expected: Vec<(String, Vec<usize>)> = expected
+        .into_iter()
+        .map(|(t, p)| (t.to_owned(), p))
+        .collect();
+    assert_eq!(paths, expected);
+    for (index, (heading, path)) in paths.iter().enumerate() {
+        assert_eq!(sections.at_path(path), Some(index));
+        let section = analysis.document.section_at(path).expect("in the tree");
+        assert_eq!(&section.heading.text, heading);
+    }
+    let b1 = analysis.document.section_at(&[1, 0]).expect("B1");
+    assert_eq!(&text[b1.body.prose[0].clone()], "In B1.");
+    assert!(sections.path(99).is_empty());
+    assert!(analysis.document.section_at(&[]).is_none());
 }

@@ -114,7 +114,8 @@ fn symbol_text(prompt: PromptText<'_>, catalog: &CatalogView, symbol: &Symbol) -
             if section.off_walk {
                 text.push_str(" (off the walk: runs only when addressed)");
             }
-            for prose in &section.prose {
+            let content = document.section_at(&prompt.model.sections.path(*index))?;
+            for prose in &content.body.prose {
                 if let Some(paragraph) = prompt.text.get(prose.clone()) {
                     text.push_str("\n\n");
                     text.push_str(paragraph.trim_end());

@@ -65,7 +65,7 @@ impl Fixture {
     /// `text` parsed (every Lua block compiles) with its model built.
     pub fn new(text: &str) -> Self {
         let analysis = crate::parse_for_tests(text);
-        let model = Model::build(&analysis.document, &crate::FactsCache::default());
+        let model = Model::build(text, &analysis.document, &crate::FactsCache::default());
         Fixture {
             text: text.to_owned(),
             analysis,

@@ -131,9 +131,10 @@ pub struct LuaFacts {
     pub unread: Option<Unread>,
 }
 
-/// Reads the facts of one block, with ranges relative to its code's start.
-pub fn read(block: &LuaBlock) -> LuaFacts {
-    read_code(&block.code, 0)
+/// Reads the facts of one block of the file `text`, with ranges relative to
+/// its code's start.
+pub fn read(text: &str, block: &LuaBlock) -> LuaFacts {
+    read_code(block.code(text), 0)
 }
 
 /// The file range of `range`, a range of a block whose code starts at byte `code_start`.

@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use promptforge_engine::run::location::section_at;
 use promptforge_engine::run::vm::code_lines::code_lines;
 use promptforge_engine::run::{BlockLine, FramePlace};
 use promptforge_syntax::{Document, Section};
@@ -30,6 +29,8 @@ pub struct Program {
     /// Per block (as `Document::lua_blocks`), the lines (in the block's code)
     /// where Lua can stop; None when the block does not compile.
     lines: Vec<Option<BTreeSet<u32>>>,
+    /// Per block, the number of lines of its code.
+    line_counts: Vec<u32>,
     /// Per block, true when some body runs it.
     runs: Vec<bool>,
 }
@@ -54,7 +55,12 @@ impl Program {
         let lines = document
             .lua_blocks
             .iter()
-            .map(|block| code_lines(&block.code).ok())
+            .map(|block| code_lines(block.code(text)).ok())
+            .collect();
+        let line_counts = document
+            .lua_blocks
+            .iter()
+            .map(|block| u32::try_from(block.code(text).lines().count()).unwrap_or(u32::MAX))
             .collect();
         let runs = (0..document.lua_blocks.len())
             .map(|i| document.h1_body.blocks.contains(&i) || listed(&document.sections, i))
@@ -63,6 +69,7 @@ impl Program {
             path: path.to_owned(),
             document,
             lines,
+            line_counts,
             runs,
         }
     }
@@ -73,7 +80,7 @@ impl Program {
     pub fn place(&self, line: u32) -> Result<(BlockLine, u32), &'static str> {
         for (block, lua) in self.document.lua_blocks.iter().enumerate() {
             let first = lua.first_line + 1;
-            let count = u32::try_from(lua.code.lines().count()).unwrap_or(u32::MAX);
+            let count = self.line_counts.get(block).copied().unwrap_or(0);
             let Some(offset) = line.checked_sub(first) else {
                 continue;
             };
@@ -107,9 +114,10 @@ impl Program {
             FramePlace::Section(path) if path.is_empty() => {
                 self.document.title.as_ref().map(|title| title.line + 1)
             }
-            FramePlace::Section(path) => {
-                section_at(&self.document, path).map(|section| section.heading.line + 1)
-            }
+            FramePlace::Section(path) => self
+                .document
+                .section_at(path)
+                .map(|section| section.heading.line + 1),
         }
     }
 

@@ -49,7 +49,7 @@ fn load_text(path: &Path, display: &str, text: String) -> Loaded {
             let analysis = promptforge_luacheck::parse(&prompt_text);
             found.extend(promptforge_analysis::test_file::diagnostics(
                 &file,
-                Some(&analysis),
+                Some((&prompt_text, &analysis)),
             ));
             Some((prompt_path, prompt_text))
         }

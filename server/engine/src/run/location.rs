@@ -27,27 +27,19 @@ impl Located {
     }
 }
 
-/// The section at `path` (None for the H1 or a path out of range).
-pub fn section_at<'a>(document: &'a Document, path: &[usize]) -> Option<&'a Section> {
-    let (first, rest) = path.split_first()?;
-    let mut section = document.sections.get(*first)?;
-    for index in rest {
-        section = section.children.get(*index)?;
-    }
-    Some(section)
-}
-
 /// The children of the section at `path` (the top-level sections for the H1).
 pub fn children_at<'a>(document: &'a Document, path: &[usize]) -> &'a [Section] {
     if path.is_empty() {
         return &document.sections;
     }
-    section_at(document, path).map_or(&[], |s| s.children.as_slice())
+    document
+        .section_at(path)
+        .map_or(&[], |s| s.children.as_slice())
 }
 
 /// The target string naming the section at `path` (`# Title` for the H1).
 pub fn target_of(document: &Document, path: &[usize]) -> String {
-    match section_at(document, path) {
+    match document.section_at(path) {
         Some(section) => section.heading.target(),
         None => document
             .title
@@ -63,16 +55,14 @@ pub fn resolve(sections: &Sections, caller: &[usize], target: &str) -> Result<Lo
     let caller = sections.caller_at_path(caller);
     let index = sections.resolve_or_message(caller, target)?;
     // A section's path is never empty (the H1 has no entry).
-    let (index, parent) = sections
-        .get(index)
-        .and_then(|s| s.path.split_last())
-        .ok_or_else(|| {
-            messages::section_not_visible(
-                target,
-                &sections.caller_name(caller),
-                &sections.visible_targets(caller),
-            )
-        })?;
+    let path = sections.path(index);
+    let (index, parent) = path.split_last().ok_or_else(|| {
+        messages::section_not_visible(
+            target,
+            &sections.caller_name(caller),
+            &sections.visible_targets(caller),
+        )
+    })?;
     Ok(Located {
         parent: parent.to_vec(),
         index: *index,

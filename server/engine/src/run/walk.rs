@@ -11,7 +11,7 @@ use futures::FutureExt;
 use crate::error::{RunError, RunErrorKind};
 use crate::run::chain_var;
 use crate::run::context::{Chain, Globals, RunShared, SectionCtx, SectionState};
-use crate::run::location::{children_at, section_at, Located, SectionPath};
+use crate::run::location::{children_at, Located, SectionPath};
 use crate::run::vm::{self, exec_block, BlockFailure, VmControl, VmDebug};
 use crate::trace::{EventKind, OpenSpan, SpanKind};
 use promptforge_syntax::{Body, Document};
@@ -52,7 +52,7 @@ pub async fn run_section(
     globals: Globals,
 ) -> Result<SectionOutcome, RunError> {
     let document = run.prepared.document.clone();
-    let (heading, body, line) = match section_at(&document, &path) {
+    let (heading, body, line) = match document.section_at(&path) {
         Some(section) => (
             section.heading.text.clone(),
             &section.body,
@@ -120,8 +120,9 @@ fn end_section_span(
         Ok(SectionOutcome::Jump(target)) => {
             let mut path = target.parent.clone();
             path.push(target.index);
-            let heading =
-                section_at(document, &path).map_or_else(String::new, |s| s.heading.text.clone());
+            let heading = document
+                .section_at(&path)
+                .map_or_else(String::new, |s| s.heading.text.clone());
             span.event(EventKind::Jump { target: heading });
             ("jump", None)
         }
@@ -157,7 +158,7 @@ async fn section_body(
         .store(true, std::sync::atomic::Ordering::SeqCst);
     for index in document.h1_body.blocks.iter().copied() {
         if document.lua_blocks.get(index).is_some_and(|b| b.shared) {
-            match exec_block(&lua, &control, &document, index).await {
+            match exec_block(&lua, &control, &document, &ctx.run.prepared.text, index).await {
                 Ok(_) => {}
                 Err(BlockFailure::Error(error)) => return Err(error),
                 Err(BlockFailure::Jump(_)) => {
@@ -178,7 +179,7 @@ async fn section_body(
         if document.lua_blocks.get(index).is_some_and(|b| b.shared) {
             continue;
         }
-        match exec_block(&lua, &control, &document, index).await {
+        match exec_block(&lua, &control, &document, &ctx.run.prepared.text, index).await {
             Ok(Some(result)) => {
                 outcome = SectionOutcome::Result(result);
                 break;

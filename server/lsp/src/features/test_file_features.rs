@@ -76,7 +76,7 @@ impl Prompt {
     /// The literal aliases of the prompt's `tools.add_local` calls (none when a
     /// block was not read).
     fn locals(&self) -> Vec<String> {
-        promptforge_analysis::test_file::local_tool_aliases(&self.analysis.document)
+        promptforge_analysis::test_file::local_tool_aliases(&self.text, &self.analysis.document)
             .unwrap_or_default()
     }
 }

@@ -24,11 +24,13 @@ pub enum BlockFailure {
     Error(RunError),
 }
 
-/// Runs one block (`document.lua_blocks[index]`) and applies the scalar return rule.
+/// Runs one block (`document.lua_blocks[index]`, its code read from `text`)
+/// and applies the scalar return rule.
 pub async fn exec_block(
     lua: &Lua,
     control: &VmControl,
     document: &Document,
+    text: &str,
     index: usize,
 ) -> Result<Option<String>, BlockFailure> {
     let Some(block) = document.lua_blocks.get(index) else {
@@ -41,7 +43,7 @@ pub async fn exec_block(
         BlockFailure::Error(RunError::new(RunErrorKind::Lua, message).at_line(block_line))
     };
     let chunk = lua
-        .load(block.code.as_str())
+        .load(block.code(text))
         .set_name(format!("=b{index}"))
         .into_function()
         .map_err(|e| lua_error(error_message(&e)))?;
