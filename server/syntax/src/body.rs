@@ -59,20 +59,20 @@ pub struct BodyContext<'a> {
     pub start: usize,
 }
 
-/// A section while the tree is being built: flat, with its parent's index.
-struct FlatSection {
-    heading: Heading,
-    off_walk: bool,
-    body: Body,
-    parent: Option<usize>,
-    end: usize,
+/// A section still open while the tree is being built: the section (its range
+/// ends when it closes) and its number in document order (its parent's key in
+/// the duplicates map).
+struct OpenSection {
+    number: usize,
+    section: Section,
 }
 
-/// Which body the items being read belong to.
+/// Which body the items being read belong to: the H1's, or the innermost open
+/// section's (the top of the stack).
 #[derive(Clone, Copy, PartialEq)]
 enum Current {
     H1,
-    Section(usize),
+    Section,
 }
 
 /// Per-body reading state.
@@ -92,21 +92,26 @@ pub fn analyze(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BodyModel {
     // Sized once: a 10 MiB prompt has tens of thousands of sections, and a vector
-    // that doubles holds the old and the new copy at once.
-    let headings = items
-        .iter()
-        .filter(|i| matches!(i, Item::Heading(h) if h.level > 1))
-        .count();
+    // that doubles holds the old and the new copy at once. Sections go straight
+    // into the tree as they close, with no flat copy of them all.
+    let count = |level: &dyn Fn(u8) -> bool| {
+        items
+            .iter()
+            .filter(|i| matches!(i, Item::Heading(h) if level(h.level)))
+            .count()
+    };
+    let headings = count(&|level| level > 1);
     let fences = items
         .iter()
         .filter(|i| matches!(i, Item::Fence { .. }))
         .count();
     let mut model = BodyModel::default();
     model.lua_blocks.reserve(fences);
+    model.sections.reserve(count(&|level| level == 2));
     let mut builder = Builder {
         ctx,
         model,
-        flat: Vec::with_capacity(headings),
+        opened: 0,
         stack: Vec::new(),
         seen: HashMap::with_capacity_and_hasher(headings, Default::default()),
         current: Current::H1,
@@ -126,11 +131,13 @@ pub fn analyze(
 struct Builder<'a, 'd> {
     ctx: &'a BodyContext<'a>,
     model: BodyModel,
-    flat: Vec<FlatSection>,
-    /// Indices into `flat` of the open sections, shallowest first.
-    stack: Vec<usize>,
-    /// The 0-based line of each section seen, by parent, level and heading text
-    /// (borrowed from the file text: the heading's text is its text range's).
+    /// How many sections were opened so far.
+    opened: usize,
+    /// The open sections, shallowest first.
+    stack: Vec<OpenSection>,
+    /// The 0-based line of each section seen, by its parent's number, level and
+    /// heading text (borrowed from the file text: the heading's text is its text
+    /// range's).
     seen: HashMap<(Option<usize>, u8, &'a str), u32>,
     current: Current,
     state: BodyState,
@@ -168,12 +175,9 @@ impl Builder<'_, '_> {
     }
 
     fn body_mut(&mut self) -> &mut Body {
-        match self.current {
-            Current::Section(i) => match self.flat.get_mut(i) {
-                Some(section) => &mut section.body,
-                None => &mut self.model.h1_body,
-            },
-            Current::H1 => &mut self.model.h1_body,
+        match (self.current, self.stack.last_mut()) {
+            (Current::Section, Some(open)) => &mut open.section.body,
+            _ => &mut self.model.h1_body,
         }
     }
 
@@ -200,9 +204,9 @@ impl Builder<'_, '_> {
                 let first = !self.state.seen_content;
                 self.state.seen_content = true;
                 match self.current {
-                    Current::Section(i) if first => {
-                        if let Some(section) = self.flat.get_mut(i) {
-                            section.off_walk = true;
+                    Current::Section if first => {
+                        if let Some(open) = self.stack.last_mut() {
+                            open.section.off_walk = true;
                         }
                     }
                     _ if !self.state.commented => {
@@ -281,32 +285,38 @@ impl Builder<'_, '_> {
         );
     }
 
-    fn close_sections(&mut self, at: usize) {
-        for &i in &self.stack {
-            if let Some(section) = self.flat.get_mut(i) {
-                section.end = at;
-            }
+    /// Closes the innermost open section at byte `at`: it ends there and joins
+    /// its parent's children (or the top-level sections).
+    fn close_innermost(&mut self, at: usize) {
+        let Some(OpenSection { mut section, .. }) = self.stack.pop() else {
+            return;
+        };
+        section.range.end = at;
+        match self.stack.last_mut() {
+            Some(parent) => parent.section.children.push(section),
+            None => self.model.sections.push(section),
         }
-        self.stack.clear();
+    }
+
+    fn close_sections(&mut self, at: usize) {
+        while !self.stack.is_empty() {
+            self.close_innermost(at);
+        }
     }
 
     fn open_section(&mut self, heading: Heading) {
         let start = heading.line_range.start;
-        while let Some(&top) = self.stack.last() {
-            match self.flat.get(top) {
-                Some(open) if open.heading.level >= heading.level => {
-                    if let Some(section) = self.flat.get_mut(top) {
-                        section.end = start;
-                    }
-                    self.stack.pop();
-                }
-                _ => break,
+        while let Some(open) = self.stack.last() {
+            if open.section.heading.level < heading.level {
+                break;
             }
+            self.close_innermost(start);
         }
-        let parent = self.stack.last().copied();
-        let parent_level = parent
-            .and_then(|p| self.flat.get(p))
-            .map_or(1, |p| p.heading.level);
+        let parent = self.stack.last().map(|open| open.number);
+        let parent_level = self
+            .stack
+            .last()
+            .map_or(1, |open| open.section.heading.level);
         if heading.level > parent_level + 1 {
             let code = Code::HeadingLevelSkipped {
                 heading: heading.text.clone(),
@@ -325,63 +335,26 @@ impl Builder<'_, '_> {
             self.structure_error(code, start);
         }
         self.seen.entry(key).or_insert(heading.line);
-        let index = self.flat.len();
-        self.flat.push(FlatSection {
-            heading,
-            off_walk: false,
-            body: Body::default(),
-            parent,
-            end: self.ctx.text.len(),
+        let number = self.opened;
+        self.opened += 1;
+        self.stack.push(OpenSection {
+            number,
+            section: Section {
+                range: start..self.ctx.text.len(),
+                heading,
+                off_walk: false,
+                body: Body::default(),
+                children: Vec::new(),
+            },
         });
-        self.stack.push(index);
-        self.current = Current::Section(index);
+        self.current = Current::Section;
         self.state = BodyState::default();
     }
 
     fn finish(mut self) -> BodyModel {
-        let end = self.ctx.text.len();
-        self.close_sections(end);
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.flat.len()];
-        let mut roots = Vec::new();
-        for (i, section) in self.flat.iter().enumerate() {
-            match section.parent.and_then(|p| children.get_mut(p)) {
-                Some(list) => list.push(i),
-                None => roots.push(i),
-            }
-        }
-        let mut slots: Vec<Option<FlatSection>> = self.flat.into_iter().map(Some).collect();
-        // Collected into vectors sized once (see `analyze`).
-        let mut sections = Vec::with_capacity(roots.len());
-        sections.extend(
-            roots
-                .into_iter()
-                .filter_map(|i| build_section(i, &mut slots, &children)),
-        );
-        self.model.sections = sections;
+        self.close_sections(self.ctx.text.len());
         self.model
     }
-}
-
-/// Moves flat section `i` and its descendants into a tree.
-fn build_section(
-    i: usize,
-    slots: &mut [Option<FlatSection>],
-    children: &[Vec<usize>],
-) -> Option<Section> {
-    let flat = slots.get_mut(i)?.take()?;
-    let list = children.get(i).map_or(&[][..], Vec::as_slice);
-    let mut kids = Vec::with_capacity(list.len());
-    kids.extend(
-        list.iter()
-            .filter_map(|&c| build_section(c, slots, children)),
-    );
-    Some(Section {
-        range: flat.heading.line_range.start..flat.end,
-        heading: flat.heading,
-        off_walk: flat.off_walk,
-        body: flat.body,
-        children: kids,
-    })
 }
 
 /// The byte range, within `line`, of the token a Lua message names (`... near 'x'`):
