@@ -75,12 +75,14 @@ impl FactsCache {
     ) -> Vec<Arc<LuaFacts>> {
         let mut cache = self.by_code.lock().unwrap_or_else(|p| p.into_inner());
         let mut old = std::mem::take(&mut *cache);
-        cache.reserve(blocks.len());
+        let plan = read_budget::plan(blocks.iter().map(|b| b.code(text)));
+        // Room for the blocks read, not for those past the budget: a 10 MiB
+        // prompt has 60,000 blocks, and reads the first 9,000.
+        cache.reserve(plan.iter().filter(|unread| unread.is_none()).count());
         let mut out = Vec::with_capacity(blocks.len());
         // The blocks neither cache holds: read after this pass, in parallel when
         // there are many.
         let mut unknown = Vec::new();
-        let plan = read_budget::plan(blocks.iter().map(|b| b.code(text)));
         // One shared value per reason a block is not read: a 10 MiB prompt has
         // tens of thousands of such blocks.
         let mut not_read: Vec<Arc<LuaFacts>> = Vec::new();
