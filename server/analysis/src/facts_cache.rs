@@ -80,9 +80,10 @@ impl FactsCache {
         // prompt has 60,000 blocks, and reads the first 9,000.
         cache.reserve(plan.iter().filter(|unread| unread.is_none()).count());
         let mut out = Vec::with_capacity(blocks.len());
-        // The blocks neither cache holds: read after this pass, in parallel when
-        // there are many.
+        // The blocks neither cache holds, with their keys: read after this pass,
+        // in parallel when there are many.
         let mut unknown = Vec::new();
+        let mut unknown_keys = Vec::new();
         // One shared value per reason a block is not read: a 10 MiB prompt has
         // tens of thousands of such blocks.
         let mut not_read: Vec<Arc<LuaFacts>> = Vec::new();
@@ -109,6 +110,7 @@ impl FactsCache {
                     Some(facts) => Arc::clone(facts),
                     None => {
                         unknown.push(index);
+                        unknown_keys.push(key);
                         out.push(Arc::default());
                         continue;
                     }
@@ -119,11 +121,10 @@ impl FactsCache {
         }
         let read = read_blocks(text, blocks, &unknown, abandoned);
         let stopped = read.len() < unknown.len();
-        for (index, facts) in unknown.into_iter().zip(read) {
-            let block = &blocks[index];
+        for ((index, key), facts) in unknown.into_iter().zip(unknown_keys).zip(read) {
             let facts = Arc::new(facts);
             out[index] = Arc::clone(&facts);
-            cache.insert(CodeKey::of(block.code(text)), facts);
+            cache.insert(key, facts);
         }
         if stopped {
             for (key, entry) in old {
