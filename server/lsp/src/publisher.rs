@@ -37,11 +37,10 @@ pub struct Publisher {
     pub catalogs: Arc<Catalogs>,
     /// The runs' failures shown in place, merged into every publication.
     pub failures: Arc<RunFailures>,
-    /// Serialises publishing, so a stale version is never published after a newer one.
-    order: Arc<tokio::sync::Mutex<()>>,
-    /// Which publication of a document read the newest state: one that read it
-    /// earlier (a Plugin still activating) is not published over a later one.
-    tickets: Arc<PublishOrder>,
+    /// Serialises publishing, so a stale version is never published after a
+    /// newer one, nor a publication that read state earlier (a Plugin still
+    /// activating) over one that read it later.
+    order: Arc<PublishOrder>,
 }
 
 /// The catalog view of a snapshot: its declared Plugins and model labels (none for
@@ -64,8 +63,7 @@ impl Publisher {
             documents,
             catalogs,
             failures: Arc::new(RunFailures::default()),
-            order: Arc::new(tokio::sync::Mutex::new(())),
-            tickets: Arc::new(PublishOrder::default()),
+            order: Arc::new(PublishOrder::default()),
         }
     }
 
@@ -79,7 +77,7 @@ impl Publisher {
         if !snapshot.is_prompt && !snapshot.is_test_file && !was_prompt {
             return;
         }
-        let ticket = self.tickets.ticket();
+        let ticket = self.order.ticket();
         let work = Arc::clone(&snapshot);
         let catalogs = Arc::clone(&self.catalogs);
         let documents = Arc::clone(&self.documents);
@@ -110,9 +108,9 @@ impl Publisher {
             }
         };
         diagnostics.extend(self.failures.shown(&snapshot.uri, Some(snapshot.version)));
-        let _order = self.order.lock().await;
+        let mut published = self.order.lock().await;
         if self.documents.version(&snapshot.uri) != Some(snapshot.version)
-            || !self.tickets.admit(&snapshot.uri, ticket)
+            || !published.admit(&snapshot.uri, ticket)
         {
             return;
         }
@@ -131,8 +129,8 @@ impl Publisher {
 
     /// Publishes an empty list for a document that closed.
     pub async fn clear(&self, uri: tower_lsp::lsp_types::Url) {
-        let _order = self.order.lock().await;
-        self.tickets.forget(&uri);
+        let mut published = self.order.lock().await;
+        published.forget(&uri);
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
