@@ -252,7 +252,7 @@ pub fn occurrences(document: &Document, model: &Model, symbol: &Symbol) -> Vec<O
                     .literal
                     .value
                     .get(level..)
-                    .and_then(|rest| rest.find(section.heading.text.as_str()))
+                    .and_then(|rest| rest.find(&*section.heading.text))
                     .map(|at| used.content().start + level + at);
                 if let (true, Some(start)) = (resolves, within) {
                     found.push(Occurrence {

@@ -264,25 +264,8 @@ impl Builder<'_, '_> {
     }
 
     fn lua_error(&mut self, block: &LuaBlock, err: LuaSyntaxError) {
-        let index = self.ctx.line_index;
-        let last_line = index.line_count().saturating_sub(1) as u32;
-        let line = (block.first_line + err.line.saturating_sub(1)).min(last_line);
-        let start = index.line_start(line).unwrap_or(block.block_range.start);
-        let line_range = index
-            .line_range(self.ctx.text, line)
-            .unwrap_or(start..start);
-        // The editor marks the token Lua names (`near ')'`) when the line holds it;
-        // `line:column` stays the line's start.
-        let range = named_token(self.ctx.text, &line_range, &err.message).unwrap_or(line_range);
-        self.diagnostics.push(
-            Diagnostic::new(
-                Code::LuaSyntax {
-                    message: crate::lua::in_file_lines(&err.message, block.first_line),
-                },
-                range,
-            )
-            .reported_at(start),
-        );
+        let diagnostic = lua_error(self.ctx.text, self.ctx.line_index, block, err);
+        self.diagnostics.push(diagnostic);
     }
 
     /// Closes the innermost open section at byte `at`: it ends there and joins
@@ -319,7 +302,7 @@ impl Builder<'_, '_> {
             .map_or(1, |open| open.section.heading.level);
         if heading.level > parent_level + 1 {
             let code = Code::HeadingLevelSkipped {
-                heading: heading.text.clone(),
+                heading: heading.text.to_string(),
                 level: heading.level,
                 parent: parent_level,
             };
@@ -329,7 +312,7 @@ impl Builder<'_, '_> {
         let key = (parent, heading.level, text);
         if let Some(&line) = self.seen.get(&key) {
             let code = Code::DuplicateSection {
-                heading: heading.text.clone(),
+                heading: heading.text.to_string(),
                 line: line + 1,
             };
             self.structure_error(code, start);
@@ -355,6 +338,31 @@ impl Builder<'_, '_> {
         self.close_sections(self.ctx.text.len());
         self.model
     }
+}
+
+/// The diagnostic of `block`'s Lua syntax error `err`: on the file line Lua
+/// names, marking the token it names when the line holds it, reported at the
+/// line's start.
+pub(crate) fn lua_error(
+    text: &str,
+    index: &LineIndex,
+    block: &LuaBlock,
+    err: LuaSyntaxError,
+) -> Diagnostic {
+    let last_line = index.line_count().saturating_sub(1) as u32;
+    let line = (block.first_line + err.line.saturating_sub(1)).min(last_line);
+    let start = index.line_start(line).unwrap_or(block.block_range.start);
+    let line_range = index.line_range(text, line).unwrap_or(start..start);
+    // The editor marks the token Lua names (`near ')'`) when the line holds it;
+    // `line:column` stays the line's start.
+    let range = named_token(text, &line_range, &err.message).unwrap_or(line_range);
+    Diagnostic::new(
+        Code::LuaSyntax {
+            message: crate::lua::in_file_lines(&err.message, block.first_line),
+        },
+        range,
+    )
+    .reported_at(start)
 }
 
 /// The byte range, within `line`, of the token a Lua message names (`... near 'x'`):

@@ -1,6 +1,7 @@
 //! The document model the engine and the language server consume.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::frontmatter::Frontmatter;
 
@@ -9,8 +10,10 @@ use crate::frontmatter::Frontmatter;
 pub struct Heading {
     /// 1 to 6.
     pub level: u8,
-    /// The heading text, without the `#` markers, closing sequence and surrounding blanks.
-    pub text: String,
+    /// The heading text, without the `#` markers, closing sequence and surrounding
+    /// blanks (shared: the sections index and every later version of the document
+    /// hold the same text, not a copy).
+    pub text: Arc<str>,
     /// Byte range of the heading line, without its line ending.
     pub line_range: Range<usize>,
     /// Byte range of the text (empty at the end of the marker when there is none).

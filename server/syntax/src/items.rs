@@ -3,6 +3,7 @@
 //! items before it are kept and items after it are shifted.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use tree_sitter::Node;
 
@@ -83,7 +84,7 @@ pub struct PreviousItems<'a> {
 }
 
 /// The edit between the previous text and the current one.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EditOffsets {
     /// Where the edit starts.
     pub start: usize,
@@ -298,10 +299,10 @@ fn read_heading(text: &str, line_index: &LineIndex, node: Node<'_>) -> Heading {
     let marker_end = marker.map_or(line_range.start, |m| m.end_byte());
     let (heading, text_range) = match node.child_by_field_name("content") {
         Some(content) => (
-            text.get(content.byte_range()).unwrap_or("").to_owned(),
+            Arc::from(text.get(content.byte_range()).unwrap_or("")),
             content.byte_range(),
         ),
-        None => (String::new(), marker_end..marker_end),
+        None => (Arc::from(""), marker_end..marker_end),
     };
     Heading {
         level,

@@ -6,6 +6,7 @@
 //! incrementally after an edit.
 
 pub mod api_names;
+pub mod block_edit;
 pub mod body;
 pub mod cores;
 pub mod diagnostic;
@@ -25,6 +26,7 @@ pub mod spanned;
 pub mod test_file;
 mod windows;
 
+pub use block_edit::BlockEdit;
 pub use diagnostic::{
     Code, Diagnostic, FieldPlace, Fix, ParseKind, Related, ScopeFunction, Severity, TextEdit,
     CODE_NAMES,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Parser, Tree};
 
+use crate::block_edit::{self, BlockEdit};
 use crate::body::{self, BodyContext};
 use crate::diagnostic::{sort_in_document_order, Code, Diagnostic};
 use crate::document::{Document, LuaBlock};
@@ -79,6 +80,9 @@ pub struct AnalysisWork {
     pub frontmatter_validated: bool,
     /// How many Lua blocks were compiled (not reused).
     pub lua_blocks_compiled: usize,
+    /// True when the edit was a [`BlockEdit`]: the previous analysis was shifted,
+    /// not rebuilt.
+    pub shifted: bool,
 }
 
 /// A prompt file, its tree and its analysis, updated by [`ParsedFile::edit`].
@@ -99,6 +103,10 @@ pub struct ParsedFile {
     /// False for an analysis made once ([`ParsedFile::analyse_once`]): the tree
     /// is dropped as soon as the items are read from it.
     keep_tree: bool,
+    /// How many analyses this file made: names the current one.
+    generation: u64,
+    /// The current analysis is the one of generation `.0` with this edit.
+    last_block_edit: Option<(u64, BlockEdit)>,
 }
 
 impl fmt::Debug for ParsedFile {
@@ -184,6 +192,8 @@ impl ParsedFile {
             items: Vec::new(),
             lua,
             keep_tree,
+            generation: 0,
+            last_block_edit: None,
         }
     }
 
@@ -217,6 +227,20 @@ impl ParsedFile {
         self.work
     }
 
+    /// How many analyses this file made: names the current analysis, so that a
+    /// reader can tell whether [`ParsedFile::last_block_edit`] starts from the
+    /// analysis it holds.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// When the current analysis is the one of an earlier generation after a
+    /// [`BlockEdit`]: that generation and the edit (a semantic model of that
+    /// generation is then shifted too, see `Model::after_block_edit`).
+    pub fn last_block_edit(&self) -> Option<(u64, BlockEdit)> {
+        self.last_block_edit
+    }
+
     /// Consumes the file, keeping its analysis.
     pub fn into_analysis(self) -> Analysis {
         Arc::try_unwrap(self.analysis).unwrap_or_else(|shared| (*shared).clone())
@@ -233,6 +257,9 @@ impl ParsedFile {
                 return Err(EditError::NotCharBoundary { offset });
             }
         }
+        let single_line = ![&self.text.as_bytes()[range.clone()], new_text.as_bytes()]
+            .iter()
+            .any(|bytes| bytes.iter().any(|b| matches!(b, b'\n' | b'\r')));
         let start_position = point_at(&self.text, range.start);
         let old_end_position = advance(start_position, &self.text.as_bytes()[range.clone()]);
         Arc::make_mut(&mut self.text).replace_range(range.clone(), new_text);
@@ -249,11 +276,12 @@ impl ParsedFile {
             tree.edit(&input);
         }
         self.tree = self.parser.parse(self.text.as_str(), self.tree.as_ref());
-        self.analyze(Some(EditOffsets {
+        let edit = EditOffsets {
             start: range.start,
             old_end: range.end,
             new_end,
-        }));
+        };
+        self.analyze(Some((edit, single_line)));
         Ok(())
     }
 
@@ -265,7 +293,13 @@ impl ParsedFile {
     }
 
     /// Rebuilds the analysis from the current tree, reusing what `edit` did not change.
-    fn analyze(&mut self, edit: Option<EditOffsets>) {
+    /// `edit` is the edit since the last analysis and whether it removed and
+    /// inserted no line break.
+    fn analyze(&mut self, edit: Option<(EditOffsets, bool)>) {
+        let (edit, single_line) = match edit {
+            Some((edit, single_line)) => (Some(edit), single_line),
+            None => (None, false),
+        };
         let text = Arc::clone(&self.text);
         let line_index = match edit {
             Some(edit) => {
@@ -304,7 +338,69 @@ impl ParsedFile {
         if !self.keep_tree {
             self.tree = None;
         }
+        let previous = self.generation;
+        self.generation += 1;
+        self.last_block_edit = None;
+        if let (Some(edit), Some(read)) = (edit, &outline) {
+            let same_frontmatter = (self.analysis.document.frontmatter.as_ref())
+                .is_some_and(|f| f.range.end == read.frontmatter.range.end);
+            let old = &self.analysis.document.lua_blocks;
+            let found = block_edit::find(&self.items, &read.items, old, edit, single_line)
+                .filter(|_| same_frontmatter && self.keep_tree);
+            if let Some(found) = found {
+                let items = outline.map(|o| o.items).unwrap_or_default();
+                self.shift(&text, line_index, items, found);
+                self.last_block_edit = Some((previous, found));
+                return;
+            }
+        }
         self.build(&text, line_index, outline, edit);
+    }
+
+    /// Makes the analysis after a [`BlockEdit`] from the previous one, shifted:
+    /// only the edited block is compiled again, and only its Lua error replaced.
+    fn shift(&mut self, text: &str, line_index: LineIndex, items: Vec<Item>, edit: BlockEdit) {
+        let previous = &self.analysis;
+        let document = edit.document(&previous.document);
+        let old_block = edit
+            .block
+            .and_then(|k| previous.document.lua_blocks.get(k))
+            .map(|b| b.block_range.clone());
+        let in_old_block = |d: &Diagnostic| {
+            old_block
+                .as_ref()
+                .is_some_and(|r| r.start <= d.offset && d.offset <= r.end)
+        };
+        let mut diagnostics: Vec<Diagnostic> = (previous.diagnostics.iter())
+            .filter(|d| !(matches!(d.code, Code::LuaSyntax { .. }) && in_old_block(d)))
+            .map(|d| edit.diagnostic(d))
+            .collect();
+        let mut lua_cache = CompiledBlocks::default();
+        lua_cache.reserve(self.lua_cache.len());
+        for (&(start, end), result) in &self.lua_cache {
+            lua_cache.insert((edit.offset(start), edit.offset(end)), result.clone());
+        }
+        let mut work = AnalysisWork {
+            shifted: true,
+            ..AnalysisWork::default()
+        };
+        if let Some(block) = edit.block.and_then(|k| document.lua_blocks.get(k)) {
+            work.lua_blocks_compiled = 1;
+            let result = self.lua.check(block.code(text));
+            if let Err(err) = &result {
+                diagnostics.push(body::lua_error(text, &line_index, block, err.clone()));
+            }
+            lua_cache.insert((block.code_range.start, block.code_range.end), result);
+        }
+        sort_in_document_order(&mut diagnostics);
+        self.lua_cache = lua_cache;
+        self.items = items;
+        self.work = work;
+        self.analysis = Arc::new(Analysis {
+            document,
+            diagnostics,
+            line_index,
+        });
     }
 
     /// Makes the analysis of `text` from what was read of it: the frontmatter and

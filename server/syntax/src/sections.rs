@@ -195,7 +195,7 @@ impl Sections {
         let named = |parent: Option<usize>| {
             candidates.clone().find(|&i| {
                 self.all.get(i).is_some_and(|s| {
-                    s.heading.level == level && s.parent == parent && s.heading.text == text
+                    s.heading.level == level && s.parent == parent && &*s.heading.text == text
                 })
             })
         };

@@ -183,12 +183,12 @@ fn the_section_tree_nests_children() {
     let text = prompt("# T\n## A\n### A1\n#### A1a\n### A2\n## B\n");
     let analysis = parse(&text);
     let a = &analysis.document.sections[0];
-    assert_eq!(a.heading.text, "A");
+    assert_eq!(&*a.heading.text, "A");
     assert_eq!(a.children.len(), 2);
     assert_eq!(a.children[0].children[0].heading.target(), "#### A1a");
-    assert_eq!(analysis.document.sections[1].heading.text, "B");
+    assert_eq!(analysis.document.sections[1].heading.text.as_ref(), "B");
     assert_eq!(
-        analysis.document.title.as_ref().map(|h| h.text.as_str()),
+        analysis.document.title.as_ref().map(|h| &*h.text),
         Some("T")
     );
 }
@@ -237,7 +237,7 @@ fn each_section_s_path_finds_it_in_the_tree_and_in_the_index() {
     let analysis = parse(&text);
     let sections = promptforge_syntax::Sections::new(&analysis.document);
     let paths: Vec<(String, Vec<usize>)> = (0..sections.all().len())
-        .map(|i| (sections.all()[i].heading.text.clone(), sections.path(i)))
+        .map(|i| (sections.all()[i].heading.text.to_string(), sections.path(i)))
         .collect();
     let expected = [
         ("A", vec![0]),
@@ -255,7 +255,7 @@ fn each_section_s_path_finds_it_in_the_tree_and_in_the_index() {
     for (index, (heading, path)) in paths.iter().enumerate() {
         assert_eq!(sections.at_path(path), Some(index));
         let section = analysis.document.section_at(path).expect("in the tree");
-        assert_eq!(&section.heading.text, heading);
+        assert_eq!(&*section.heading.text, heading.as_str());
     }
     let b1 = analysis.document.section_at(&[1, 0]).expect("B1");
     assert_eq!(&text[b1.body.prose[0].clone()], "In B1.");

@@ -148,3 +148,111 @@ fn an_edit_recompiles_only_the_changed_block_and_keeps_the_frontmatter() {
     assert_eq!(work.lua_blocks_compiled, 0);
     assert_eq!(file.analysis(), &parse(file.text()));
 }
+
+/// What a keystroke types inside a block's code: Lua, and what could close a
+/// fence or open another.
+const CODE_FRAGMENTS: &[&str] = &[
+    "x",
+    " ",
+    "end",
+    "(",
+    "'",
+    "```",
+    "~~~",
+    "``",
+    "   ```",
+    "#",
+    "## A",
+    "é",
+    "local = 1",
+    "",
+    "\t",
+    "-- ",
+    "]]",
+    "[[",
+    "😀",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn keystrokes_inside_a_block_equal_a_fresh_parse(
+        edits in prop::collection::vec(
+            (0.0..=1.0f64, 0.0..=1.0f64, 0usize..6, prop::sample::select(CODE_FRAGMENTS)),
+            1..16,
+        )
+    ) {
+        let mut file = promptforge_luacheck::parsed(long_seed());
+        for (which, at, delete, insert) in edits {
+            let text = file.text();
+            let blocks = &file.analysis().document.lua_blocks;
+            let Some(block) = blocks.get((which * blocks.len() as f64) as usize % blocks.len().max(1)) else {
+                break;
+            };
+            let code = block.code_range.clone();
+            let start = floor_boundary(text, code.start + (at * code.len() as f64) as usize);
+            let line_end = text[start..].find(['\n', '\r']).map_or(text.len(), |i| start + i);
+            let end = floor_boundary(text, (start + delete).min(line_end));
+            file.edit(start..end, insert).expect("edit within bounds");
+            prop_assert_eq!(file.analysis(), &parse(file.text()), "text: {:?}", file.text());
+        }
+    }
+}
+
+#[test]
+fn a_keystroke_in_a_block_shifts_the_analysis_and_compiles_that_block_alone() {
+    let mut file = promptforge_luacheck::parsed(long_seed());
+    let at = file.text().find("local v = 7").expect("block of S7") + "local v".len();
+    let before = file.generation();
+    file.edit(at..at, "x").expect("edit within bounds");
+    let work = file.last_work();
+    assert!(work.shifted);
+    assert_eq!(work.lua_blocks_compiled, 1);
+    let (from, edit) = file.last_block_edit().expect("a block edit");
+    assert_eq!(from, before);
+    assert_eq!(file.generation(), before + 1);
+    let index = file
+        .analysis()
+        .document
+        .lua_blocks
+        .iter()
+        .position(|b| b.code_range.contains(&at));
+    assert_eq!(edit.block, index);
+    assert_eq!(file.analysis(), &parse(file.text()));
+
+    // A syntax error typed in a block is that block's, found without a rebuild.
+    let at = file.text().find("return 12").expect("block of C12") + "return 12".len();
+    file.edit(at..at, " +").expect("edit within bounds");
+    assert!(file.last_work().shifted);
+    assert_eq!(file.analysis(), &parse(file.text()));
+    assert!(file
+        .analysis()
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("unexpected symbol") || d.message.contains("near")));
+
+    // In a fence that does not run, the edit shifts the analysis and compiles nothing.
+    let at = file.text().find("```text\n# not").expect("a text fence") + "```text\n# n".len();
+    file.edit(at..at, "x").expect("edit within bounds");
+    let work = file.last_work();
+    assert!(work.shifted);
+    assert_eq!(work.lua_blocks_compiled, 0);
+    assert_eq!(file.last_block_edit().map(|(_, e)| e.block), Some(None));
+    assert_eq!(file.analysis(), &parse(file.text()));
+}
+
+#[test]
+fn a_keystroke_that_closes_a_fence_or_breaks_a_line_is_analysed_whole() {
+    let mut file = promptforge_luacheck::parsed(long_seed());
+    let at = file.text().find("local v = 3").expect("block of S3");
+    file.edit(at..at + "local v = 3".len(), "```")
+        .expect("edit within bounds");
+    assert!(!file.last_work().shifted);
+    assert_eq!(file.last_block_edit(), None);
+    assert_eq!(file.analysis(), &parse(file.text()));
+    let at = file.text().find("local v = 5").expect("block of S5");
+    file.edit(at..at, "a\n").expect("edit within bounds");
+    assert!(!file.last_work().shifted);
+    assert_eq!(file.analysis(), &parse(file.text()));
+}

@@ -80,7 +80,7 @@ pub fn rename(
             let sections = &model.sections;
             let parent = sections.get(*index).map(|s| s.parent);
             let duplicate = sections.all().iter().enumerate().any(|(i, s)| {
-                i != *index && Some(s.parent) == parent && s.heading.text == new_name
+                i != *index && Some(s.parent) == parent && *s.heading.text == *new_name
             });
             if duplicate {
                 return Err(format!("a sibling section is already named \"{new_name}\""));

@@ -107,7 +107,7 @@ pub async fn run(
         .trace
         .then(|| TraceRecorder::new(&identity.run_id, limits.trace_bytes));
     let title = || SpanKind::Run {
-        title: (prepared.document.title.as_ref()).map_or_else(String::new, |t| t.text.clone()),
+        title: (prepared.document.title.as_ref()).map_or_else(String::new, |t| t.text.to_string()),
         result: None,
     };
     let run_span = recorder.as_ref().map(|r| r.open(None, None, title()));

@@ -54,7 +54,7 @@ pub async fn run_section(
     let document = run.prepared.document.clone();
     let (heading, body, line) = match document.section_at(&path) {
         Some(section) => (
-            section.heading.text.clone(),
+            section.heading.text.to_string(),
             &section.body,
             Some(section.heading.line + 1),
         ),
@@ -72,10 +72,7 @@ pub async fn run_section(
     let debug = chain.debug.as_ref().map(|debug| {
         let thread = &debug.thread;
         let shown = match path.len() {
-            0 => format!(
-                "# {}",
-                document.title.as_ref().map_or("", |t| t.text.as_str())
-            ),
+            0 => format!("# {}", document.title.as_ref().map_or("", |t| &*t.text)),
             depth => format!("{} {heading}", "#".repeat(depth + 1)),
         };
         thread.debugger().enter_section(thread.id(), shown.clone());
@@ -122,7 +119,7 @@ fn end_section_span(
             path.push(target.index);
             let heading = document
                 .section_at(&path)
-                .map_or_else(String::new, |s| s.heading.text.clone());
+                .map_or_else(String::new, |s| s.heading.text.to_string());
             span.event(EventKind::Jump { target: heading });
             ("jump", None)
         }

@@ -65,7 +65,7 @@ pub fn document_symbols(snapshot: &Snapshot) -> Vec<DocumentSymbol> {
         Some(title) => {
             let range = title.line_range.start..snapshot.text.len();
             out.push(symbol(
-                title.text.clone(),
+                title.text.to_string(),
                 Some(title.target()),
                 SymbolKind::MODULE,
                 positions.range(&range),
@@ -92,7 +92,7 @@ fn section_symbols(
         .map(|(index, s)| {
             let detail = if s.off_walk { "off the walk" } else { "walked" };
             symbol(
-                s.heading.text.clone(),
+                s.heading.text.to_string(),
                 Some(format!("{} ({detail})", s.heading.target())),
                 SymbolKind::FUNCTION,
                 positions.range(&s.range),

@@ -1,0 +1,184 @@
+//! A keystroke in a fenced block's code: an edit inside one block's code that
+//! removes and inserts no line break and leaves every item of the body as it
+//! was, only shifted. The analysis (and the semantic model) of the text before
+//! it, shifted by the edit, is then the new one but for the edited block's own
+//! results, so an edit in one Lua block of a long prompt redoes that block
+//! alone instead of the whole document.
+//!
+//! Whether an edit is one is read from the tree-sitter parse after it, never
+//! guessed from the text: the items read after the edit must be the previous
+//! items shifted, and the edit must lie inside one fence's code.
+
+use std::ops::Range;
+
+use crate::diagnostic::{Diagnostic, Fix, Related, TextEdit};
+use crate::document::{Body, Document, Heading, LuaBlock, Section};
+use crate::items::{EditOffsets, Item};
+
+/// An edit inside the code of one fenced block that left the body's structure
+/// as it was: no line break removed or inserted, every item only shifted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockEdit {
+    /// The edited block's index in `Document::lua_blocks` (the same before and
+    /// after), or None for a fence that does not run (```` ```text ````, a
+    /// block under a comment).
+    pub block: Option<usize>,
+    /// The edit's offsets.
+    pub edit: EditOffsets,
+}
+
+impl BlockEdit {
+    /// Where a byte offset of the previous text is in the new one: unchanged up
+    /// to the edit's start, moved by the edit's length change after it.
+    pub fn offset(&self, at: usize) -> usize {
+        if at <= self.edit.start {
+            at
+        } else {
+            at.max(self.edit.old_end) - self.edit.old_end + self.edit.new_end
+        }
+    }
+
+    /// A byte range of the previous text, in the new one.
+    pub fn range(&self, range: &Range<usize>) -> Range<usize> {
+        self.offset(range.start)..self.offset(range.end)
+    }
+
+    /// A heading of the previous text, in the new one (its text is shared).
+    pub fn heading(&self, heading: &Heading) -> Heading {
+        Heading {
+            level: heading.level,
+            text: heading.text.clone(),
+            line_range: self.range(&heading.line_range),
+            text_range: self.range(&heading.text_range),
+            line: heading.line,
+        }
+    }
+
+    /// The document of the previous text, in the new one: every range shifted
+    /// (the frontmatter is before the body, so it is only copied).
+    pub fn document(&self, document: &Document) -> Document {
+        Document {
+            bom: document.bom,
+            frontmatter: document.frontmatter.clone(),
+            title: document.title.as_ref().map(|h| self.heading(h)),
+            h1_body: self.body(&document.h1_body),
+            sections: document.sections.iter().map(|s| self.section(s)).collect(),
+            lua_blocks: document
+                .lua_blocks
+                .iter()
+                .map(|b| LuaBlock {
+                    shared: b.shared,
+                    code_range: self.range(&b.code_range),
+                    block_range: self.range(&b.block_range),
+                    first_line: b.first_line,
+                })
+                .collect(),
+        }
+    }
+
+    fn body(&self, body: &Body) -> Body {
+        Body {
+            blocks: body.blocks.clone(),
+            prose: body.prose.iter().map(|r| self.range(r)).collect(),
+            comment: body.comment.as_ref().map(|r| self.range(r)),
+        }
+    }
+
+    fn section(&self, section: &Section) -> Section {
+        Section {
+            heading: self.heading(&section.heading),
+            off_walk: section.off_walk,
+            body: self.body(&section.body),
+            children: section.children.iter().map(|c| self.section(c)).collect(),
+            range: self.range(&section.range),
+        }
+    }
+
+    /// A diagnostic of the previous text, in the new one (no message names a
+    /// byte offset, and no line moved).
+    pub fn diagnostic(&self, diagnostic: &Diagnostic) -> Diagnostic {
+        Diagnostic {
+            code: diagnostic.code.clone(),
+            severity: diagnostic.severity,
+            message: diagnostic.message.clone(),
+            range: self.range(&diagnostic.range),
+            offset: self.offset(diagnostic.offset),
+            located: diagnostic.located,
+            related: (diagnostic.related.iter())
+                .map(|r| Related {
+                    range: self.range(&r.range),
+                    message: r.message.clone(),
+                })
+                .collect(),
+            fixes: (diagnostic.fixes.iter())
+                .map(|fix| Fix {
+                    title: fix.title.clone(),
+                    edits: (fix.edits.iter())
+                        .map(|e| TextEdit {
+                            range: self.range(&e.range),
+                            new_text: e.new_text.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// True when `new`, read after the edit, is the item `old` shifted.
+    fn moved(&self, old: &Item, new: &Item) -> bool {
+        match (old, new) {
+            (Item::Heading(a), Item::Heading(b)) => *b == self.heading(a),
+            (
+                Item::Fence {
+                    range,
+                    opener,
+                    code,
+                },
+                Item::Fence {
+                    range: new_range,
+                    opener: new_opener,
+                    code: new_code,
+                },
+            ) => {
+                *new_range == self.range(range)
+                    && *new_opener == self.range(opener)
+                    && *new_code == self.range(code)
+            }
+            (Item::Break(a), Item::Break(b)) | (Item::Paragraph(a), Item::Paragraph(b)) => {
+                *b == self.range(a)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The block edit `edit` is, when it is one: `single_line` (it removed and
+/// inserted no line break), inside the code of one of the previous `items`
+/// (not touching its fences), and the items read after it (`now`) are the
+/// previous ones shifted. `lua_blocks` are the previous document's.
+pub(crate) fn find(
+    items: &[Item],
+    now: &[Item],
+    lua_blocks: &[LuaBlock],
+    edit: EditOffsets,
+    single_line: bool,
+) -> Option<BlockEdit> {
+    if !single_line || items.len() != now.len() {
+        return None;
+    }
+    let containing = items.partition_point(|i| i.start() <= edit.start);
+    let code = match items.get(containing.checked_sub(1)?)? {
+        Item::Fence { code, .. } if code.start <= edit.start && edit.old_end < code.end => code,
+        _ => return None,
+    };
+    let block = lua_blocks
+        .binary_search_by_key(&code.start, |b| b.code_range.start)
+        .ok()
+        .filter(|&i| lua_blocks.get(i).is_some_and(|b| b.code_range == *code));
+    let found = BlockEdit { block, edit };
+    let same = items
+        .iter()
+        .zip(now)
+        .all(|(old, new)| found.moved(old, new));
+    same.then_some(found)
+}
