@@ -22,42 +22,102 @@ struct Declarations<'a> {
 /// `facts` are indexed like the document's blocks, their ranges relative to the
 /// block's code; the problems' ranges are the file's.
 pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) -> Vec<Diagnostic> {
-    // Without a readable frontmatter (none, or YAML that did not parse) every alias and
-    // label would look undeclared: those checks wait for it.
-    let frontmatter = document.frontmatter.as_ref().filter(|f| !f.keys.is_empty());
-    let declarations = Declarations {
-        frontmatter,
-        bound: frontmatter
-            .map(|f| {
-                f.tools
-                    .iter()
-                    .filter(|s| s.valid)
-                    .map(|s| s.alias.value.clone())
-                    .collect()
-            })
-            .unwrap_or_default(),
-        labels: frontmatter
-            .map(|f| f.models.iter().map(|m| m.label.value.clone()).collect())
-            .unwrap_or_default(),
-    };
-    // Every `tools.add_local` registration: where it runs and its literal alias
-    // (a block not read may register any alias).
-    let locals: Vec<(Caller, Option<&str>)> = facts
-        .iter()
-        .enumerate()
-        .flat_map(|(index, block)| {
-            let caller = sections.caller_of_block(index);
-            let unread = block.unread.map(|_| (caller, None));
-            block
-                .calls
-                .iter()
-                .filter(|c| c.callee == "tools.add_local")
-                .map(move |c| (caller, c.first_string().map(|l| l.value.as_str())))
-                .chain(unread)
-        })
-        .collect();
+    let context = Context::new(document, sections, facts);
     let mut problems = Vec::new();
     for (index, block) in facts.iter().enumerate() {
+        context.check_block(index, block, &mut problems);
+    }
+    problems
+}
+
+/// The problems of the block with this index alone, as [`check`] finds them
+/// (the checks of a block read the others' only for the local tools they
+/// register: see [`same_registrations`]).
+pub fn check_block(
+    document: &Document,
+    sections: &Sections,
+    facts: &[Arc<LuaFacts>],
+    index: usize,
+) -> Vec<Diagnostic> {
+    let context = Context::new(document, sections, facts);
+    let mut problems = Vec::new();
+    if let Some(block) = facts.get(index) {
+        context.check_block(index, block, &mut problems);
+    }
+    problems
+}
+
+/// True when two versions of a block register the same local tools, so that
+/// the other blocks' problems are the same with either.
+pub fn same_registrations(a: &LuaFacts, b: &LuaFacts) -> bool {
+    a.unread == b.unread && registered(a).eq(registered(b))
+}
+
+/// The literal alias of each `tools.add_local` call of a block (None for a
+/// computed one), in order.
+fn registered(block: &LuaFacts) -> impl Iterator<Item = Option<&str>> {
+    block
+        .calls
+        .iter()
+        .filter(|c| c.callee == "tools.add_local")
+        .map(|c| c.first_string().map(|l| l.value.as_str()))
+}
+
+/// What every block's checks read: the declarations and the local tools.
+struct Context<'a> {
+    document: &'a Document,
+    sections: &'a Sections,
+    frontmatter: Option<&'a Frontmatter>,
+    declarations: Declarations<'a>,
+    /// Every `tools.add_local` registration: where it runs and its literal alias
+    /// (a block not read may register any alias).
+    locals: Vec<(Caller, Option<&'a str>)>,
+}
+
+impl<'a> Context<'a> {
+    fn new(document: &'a Document, sections: &'a Sections, facts: &'a [Arc<LuaFacts>]) -> Self {
+        // Without a readable frontmatter (none, or YAML that did not parse) every alias and
+        // label would look undeclared: those checks wait for it.
+        let frontmatter = document.frontmatter.as_ref().filter(|f| !f.keys.is_empty());
+        let declarations = Declarations {
+            frontmatter,
+            bound: frontmatter
+                .map(|f| {
+                    f.tools
+                        .iter()
+                        .filter(|s| s.valid)
+                        .map(|s| s.alias.value.clone())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            labels: frontmatter
+                .map(|f| f.models.iter().map(|m| m.label.value.clone()).collect())
+                .unwrap_or_default(),
+        };
+        let locals = facts
+            .iter()
+            .enumerate()
+            .flat_map(|(index, block)| {
+                let caller = sections.caller_of_block(index);
+                let unread = block.unread.map(|_| (caller, None));
+                registered(block)
+                    .map(move |alias| (caller, alias))
+                    .chain(unread)
+            })
+            .collect();
+        Context {
+            document,
+            sections,
+            frontmatter,
+            declarations,
+            locals,
+        }
+    }
+
+    /// Appends the problems of the block with this index.
+    fn check_block(&self, index: usize, block: &LuaFacts, problems: &mut Vec<Diagnostic>) {
+        let (declarations, locals, sections) = (&self.declarations, &self.locals, self.sections);
+        let frontmatter = self.frontmatter;
         let block_problems = problems.len();
         let caller = sections.caller_of_block(index);
         for call in &block.calls {
@@ -76,25 +136,25 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
                         } else {
                             ScopeFunction::Add
                         };
-                        scope_alias(&declarations, function, lit, &mut problems);
+                        scope_alias(declarations, function, lit, problems);
                     }
                 }
                 "tools.call" if frontmatter.is_some() => {
                     if let Some(lit) = first {
-                        tool_call(&declarations, &locals, caller, lit, &mut problems);
+                        tool_call(declarations, locals, caller, lit, problems);
                     }
                 }
                 "tools.add_local" => {
                     if let Some(lit) = first {
-                        add_local(&declarations, lit, &mut problems);
+                        add_local(declarations, lit, problems);
                     }
                     if let Some(Arg::Table { named, .. }) = call.args.get(2) {
-                        local_params(named, &mut problems);
+                        local_params(named, problems);
                     }
                 }
                 "jump" | "call" | "fanout" => {
                     if let Some(lit) = first.filter(|_| caller != Caller::Shared) {
-                        target(sections, caller, lit, &mut problems);
+                        target(sections, caller, lit, problems);
                     }
                 }
                 "models.use" | "models.get" | "models.default" if frontmatter.is_some() => {
@@ -122,12 +182,13 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
         }
         if frontmatter.is_some() {
             for read in &block.calls_reads {
-                calls_read(&declarations, &locals, caller, read, &mut problems);
+                calls_read(declarations, locals, caller, read, problems);
             }
         }
         // Every problem above is placed on a fact (its related places, on the
         // frontmatter, are the file's already).
-        let code_start = document
+        let code_start = self
+            .document
             .lua_blocks
             .get(index)
             .map_or(0, |b| b.code_range.start);
@@ -136,7 +197,6 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
             problem.offset += code_start;
         }
     }
-    problems
 }
 
 /// `tools.calls.X` / `tools.calls['X']`: X must be a slot or a local tool the section

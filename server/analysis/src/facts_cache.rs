@@ -137,6 +137,30 @@ impl FactsCache {
 
 /// Says when nobody needs the facts being read any more; asked between blocks,
 /// from every thread that reads.
+impl FactsCache {
+    /// The facts of `block` after an edit changed its code from the code whose
+    /// facts were `old`: found when another block has that code, else read.
+    /// `old` is forgotten unless `old_in_use` (another block has the old code).
+    pub fn replace(
+        &self,
+        text: &str,
+        block: &LuaBlock,
+        old: &Arc<LuaFacts>,
+        old_in_use: bool,
+    ) -> Arc<LuaFacts> {
+        let mut cache = self.by_code.lock().unwrap_or_else(|p| p.into_inner());
+        if !old_in_use {
+            cache.retain(|_, facts| !Arc::ptr_eq(facts, old));
+        }
+        let key = CodeKey::of(block.code(text));
+        Arc::clone(
+            cache
+                .entry(key)
+                .or_insert_with(|| Arc::new(read(text, block))),
+        )
+    }
+}
+
 pub type Abandoned<'a> = dyn Fn() -> bool + Sync + 'a;
 
 /// Below this many blocks to read, one thread reads them all: starting threads

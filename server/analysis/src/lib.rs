@@ -23,7 +23,7 @@ pub mod unbound;
 
 use std::sync::Arc;
 
-use promptforge_syntax::{Analysis, Diagnostic, Document};
+use promptforge_syntax::{Analysis, BlockEdit, Diagnostic, Document};
 use requirements::CatalogView;
 
 pub use facts_cache::FactsCache;
@@ -75,6 +75,66 @@ impl Model {
             code_starts,
             problems,
         }
+    }
+
+    /// The model after a [`BlockEdit`], from this model of the text before it,
+    /// moved in place: the sections and the other blocks' facts and problems
+    /// shifted, the edited block's facts read and its problems found again
+    /// (`document` is the analysis of `text`, after the edit). None when the
+    /// edit may change more than its block: it changes the local tools the
+    /// block registers, or a block is past the read budget. Then
+    /// [`Model::build`] it.
+    pub fn after_block_edit(
+        mut self,
+        text: &str,
+        document: &Document,
+        cache: &FactsCache,
+        edit: &BlockEdit,
+    ) -> Option<Model> {
+        let blocks = &document.lua_blocks;
+        let all_read = !self.blocks.iter().any(|f| f.unread.is_some())
+            && read_budget::reads_all(blocks.iter().map(|b| b.code_range.len()));
+        if self.blocks.len() != blocks.len() || !all_read {
+            return None;
+        }
+        self.sections.shift(edit);
+        for start in &mut self.code_starts {
+            *start = edit.offset(*start);
+        }
+        let Some(index) = edit.block else {
+            for problem in &mut self.problems {
+                edit.shift_diagnostic(problem);
+            }
+            return Some(self);
+        };
+        let (block, old) = (blocks.get(index)?, self.blocks.get(index)?);
+        let in_use =
+            (self.blocks.iter().enumerate()).any(|(i, f)| i != index && Arc::ptr_eq(f, old));
+        let facts = cache.replace(text, block, old, in_use);
+        if !checks::same_registrations(old, &facts) {
+            return None;
+        }
+        self.blocks[index] = facts;
+        // Problems are in block order, each in its block's code: the edited
+        // block's are those in its code before the edit.
+        let old_code =
+            block.code_range.start..=block.code_range.end + edit.edit.old_end - edit.edit.new_end;
+        let at = self
+            .problems
+            .partition_point(|p| p.range.start < *old_code.start());
+        let after = self.problems.split_off(at);
+        let found = checks::check_block(document, &self.sections, &self.blocks, index);
+        self.problems.extend(found);
+        self.problems.extend(
+            after
+                .into_iter()
+                .filter(|p| !old_code.contains(&p.range.start))
+                .map(|mut p| {
+                    edit.shift_diagnostic(&mut p);
+                    p
+                }),
+        );
+        Some(self)
     }
 
     /// Each block's facts with the byte where its code starts in the file: a

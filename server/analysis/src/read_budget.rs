@@ -54,6 +54,15 @@ pub fn plan<'a>(codes: impl IntoIterator<Item = &'a str>) -> Vec<Option<Unread>>
         .collect()
 }
 
+/// True when [`plan`] reads every block of these code lengths.
+pub fn reads_all(lengths: impl IntoIterator<Item = usize>) -> bool {
+    let mut read = 0usize;
+    lengths.into_iter().all(|len| {
+        read += len;
+        len <= MAX_BLOCK_BYTES && read <= MAX_DOCUMENT_BYTES
+    })
+}
+
 /// The Information diagnostics of the blocks not read, each on its opening
 /// fence line of `text`: every block past the block limit, and the first past
 /// the document's limit (counting the later ones), in document order.

@@ -106,14 +106,24 @@ impl OpenDocument {
         facts: &Arc<FactsCache>,
         abandon: CancellationToken,
     ) -> Arc<Snapshot> {
-        Arc::new(Snapshot::new(
+        Arc::new(self.new_snapshot(uri, parsed, facts, abandon))
+    }
+
+    fn new_snapshot(
+        &self,
+        uri: &Url,
+        parsed: &ParsedFile,
+        facts: &Arc<FactsCache>,
+        abandon: CancellationToken,
+    ) -> Snapshot {
+        Snapshot::new(
             uri.clone(),
             self.version,
             parsed,
             self.encoding,
             (Arc::clone(facts), abandon),
             self.stays_prompt,
-        ))
+        )
     }
 
     /// Its snapshot when hot; else one built from its text and not kept.
@@ -295,6 +305,9 @@ impl Documents {
             ));
         }
         let hot = document.hot.as_mut().expect("use_hot parses the document");
+        // Taken before the edit: the version replaced gives up its analysis and
+        // model when nobody else reads it, so a keystroke moves them in place.
+        let previous = Snapshot::hand_over(&mut hot.snapshot);
         for change in changes {
             match change.range {
                 None => replace_all(&mut hot.parsed, &change.text),
@@ -324,7 +337,10 @@ impl Documents {
         document.text = hot.parsed.shared_text();
         document.tested = None;
         let hot = document.hot.as_ref().expect("use_hot parses the document");
-        let snapshot = document.snapshot_of(uri, &hot.parsed, &hot.facts, abandon);
+        // A keystroke in one block shifts the model of the snapshot it replaces.
+        let snapshot = (document.new_snapshot(uri, &hot.parsed, &hot.facts, abandon))
+            .after(&hot.parsed, previous);
+        let snapshot = Arc::new(snapshot);
         document.stays_prompt |= snapshot.is_prompt;
         let hot = document.hot.as_mut().expect("the document is hot");
         let retired = std::mem::replace(&mut hot.snapshot, Arc::clone(&snapshot));
@@ -654,5 +670,52 @@ mod tests {
             format!("{:?}", snapshot.analysis),
             format!("{:?}", fresh.analysis())
         );
+    }
+
+    /// A ranged change inserting `text` at `line`:`character`.
+    fn typed(line: u32, character: u32, text: &str) -> Vec<TextDocumentContentChangeEvent> {
+        let at = tower_lsp::lsp_types::Position { line, character };
+        vec![TextDocumentContentChangeEvent {
+            range: Some(tower_lsp::lsp_types::Range { start: at, end: at }),
+            range_length: None,
+            text: text.to_owned(),
+        }]
+    }
+
+    #[test]
+    fn a_keystroke_in_a_block_moves_the_model_and_spares_a_version_still_read() {
+        let documents = Documents::new(CancellationToken::new());
+        let uri = Url::parse("file:///p.pf.md").expect("a URI");
+        let text = "---\nname: p\npromptforge: 0\nmodels:\n  writer: {}\n---\n# T\n\n## A\n\n```lua\nmodels.use('writer')\n```\n\n## B\n\n```lua\njump('## A')\n```\n";
+        let encoding = PositionEncoding::default();
+        let first = documents.open(uri.clone(), "promptforge", text.to_owned(), 1, encoding);
+        let problems = first.model().problems.len();
+        let built = |s: &Snapshot| {
+            promptforge_analysis::Model::build(
+                &s.text,
+                &s.analysis.document,
+                &FactsCache::default(),
+            )
+        };
+        // `writer` -> `writerx` in the block of ## A, while `first` is still held.
+        let second = (documents.change(&uri, 2, typed(11, 18, "x"), encoding))
+            .expect("open")
+            .snapshot;
+        assert_eq!(second.model(), &built(&second));
+        assert_eq!(second.model().problems.len(), problems + 1);
+        // The version still read keeps its analysis and model.
+        assert_eq!(first.analysis.document.lua_blocks.len(), 2);
+        assert_eq!(first.model().problems.len(), problems);
+        drop(first);
+        // Nobody holds `second` now but the documents: the next keystroke takes
+        // its analysis and model over, and gives the same as a new build.
+        drop(second);
+        let third = (documents.change(&uri, 3, typed(17, 6, "#"), encoding))
+            .expect("open")
+            .snapshot;
+        assert!(third.text.contains("jump('### A')"));
+        assert_eq!(third.model(), &built(&third));
+        let parsed = promptforge_luacheck::parse(&third.text);
+        assert_eq!(*third.analysis, parsed);
     }
 }

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use promptforge_syntax::{is_prompt, Analysis, ParsedFile};
+use promptforge_syntax::{is_prompt, Analysis, BlockEdit, ParsedFile};
 use tokio_util::sync::CancellationToken;
 use tower_lsp::lsp_types::Url;
 
@@ -17,6 +17,15 @@ use promptforge_syntax::Diagnostic;
 /// file; else when its text is a prompt, or it stays one while open.
 pub fn served_as_prompt(is_test_file: bool, text_is_prompt: bool, stays_prompt: bool) -> bool {
     !is_test_file && (text_is_prompt || stays_prompt)
+}
+
+/// What a new version takes from the version it replaces ([`Snapshot::hand_over`]).
+#[derive(Debug)]
+pub struct Previous {
+    /// The parsed file's analysis that version held.
+    generation: u64,
+    /// Its model, when it built a complete one.
+    model: Option<Arc<Model>>,
 }
 
 /// One version of one document, never changed once built.
@@ -42,7 +51,13 @@ pub struct Snapshot {
     pub is_test_file: bool,
     /// The session's column unit.
     pub encoding: PositionEncoding,
-    model: OnceLock<Model>,
+    /// The parsed file's analysis this snapshot holds ([`ParsedFile::generation`]).
+    generation: u64,
+    model: OnceLock<Arc<Model>>,
+    /// The model of the version before, when this version is it after a
+    /// [`BlockEdit`]: the model is then shifted from it, not built again. Taken
+    /// when the model is made, and dropped when the version is abandoned.
+    base: Mutex<Option<(Arc<Model>, BlockEdit)>>,
     facts: Arc<FactsCache>,
     /// Fires when nobody needs this version's analysis any more (a newer
     /// version arrived, the document closed, the session ended): building its
@@ -78,16 +93,67 @@ impl Snapshot {
             analysis: parsed.shared_analysis(),
             text,
             encoding,
+            generation: parsed.generation(),
             model: OnceLock::new(),
+            base: Mutex::new(None),
             facts,
             abandon,
             found: Mutex::new(None),
         }
     }
 
+    /// What the next version needs of the version it replaces, before the
+    /// edit is applied: which analysis it holds and its model. When nothing but
+    /// `this` holds the version, its analysis and model are given up too, so
+    /// that the edit moves them in place instead of copying them (`this` is
+    /// then left with an empty analysis: it is being replaced).
+    pub fn hand_over(this: &mut Arc<Snapshot>) -> Previous {
+        let generation = this.generation;
+        // A model built while its version was abandoned may be incomplete: it
+        // is never a base.
+        let complete = !this.abandon.is_cancelled();
+        let model = match Arc::get_mut(this) {
+            Some(only) => {
+                only.analysis = Arc::new(Analysis {
+                    document: Default::default(),
+                    diagnostics: Vec::new(),
+                    line_index: promptforge_syntax::LineIndex::new(""),
+                });
+                only.model.take()
+            }
+            None => this.model.get().cloned(),
+        };
+        Previous {
+            generation,
+            model: model.filter(|_| complete),
+        }
+    }
+
+    /// This snapshot of `parsed` after an edit of the version `previous` was:
+    /// when the edit was a [`BlockEdit`] of the analysis `previous` held and
+    /// that version had built its model, this one's model is shifted from that
+    /// one instead of built again.
+    pub fn after(self, parsed: &ParsedFile, previous: Previous) -> Self {
+        let edit = parsed
+            .last_block_edit()
+            .filter(|(from, _)| *from == previous.generation && self.generation == from + 1);
+        if let (Some((_, edit)), Some(model)) = (edit, previous.model) {
+            *self.base_lock() = Some((model, edit));
+        }
+        self
+    }
+
     /// Says that nobody needs this version's analysis any more.
     pub fn abandon(&self) {
         self.abandon.cancel();
+        self.base_lock().take();
+    }
+
+    fn base_lock(&self) -> std::sync::MutexGuard<'_, Option<(Arc<Model>, BlockEdit)>> {
+        // The base is replaced or taken whole, so a poisoned lock holds a whole value.
+        self.base
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Position conversions for this text.
@@ -141,8 +207,17 @@ impl Snapshot {
     /// (left incomplete when the version is abandoned meanwhile).
     pub fn model(&self) -> &Model {
         self.model.get_or_init(|| {
+            let document = &self.analysis.document;
+            // An abandoned version reads no block, not even the edited one.
+            let base = (self.base_lock().take()).filter(|_| !self.abandon.is_cancelled());
+            let shifted = base.and_then(|(previous, edit)| {
+                let previous = Arc::unwrap_or_clone(previous);
+                previous.after_block_edit(&self.text, document, &self.facts, &edit)
+            });
             let abandoned = || self.abandon.is_cancelled();
-            Model::build_until(&self.text, &self.analysis.document, &self.facts, &abandoned)
+            Arc::new(shifted.unwrap_or_else(|| {
+                Model::build_until(&self.text, document, &self.facts, &abandoned)
+            }))
         })
     }
 }

@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use crate::diagnostic::{Diagnostic, Fix, Related, TextEdit};
+use crate::diagnostic::Diagnostic;
 use crate::document::{Body, Document, Heading, LuaBlock, Section};
 use crate::items::{EditOffsets, Item};
 
@@ -43,84 +43,68 @@ impl BlockEdit {
         self.offset(range.start)..self.offset(range.end)
     }
 
+    /// Moves a byte range of the previous text to the new one.
+    pub fn shift_range(&self, range: &mut Range<usize>) {
+        *range = self.range(range);
+    }
+
     /// A heading of the previous text, in the new one (its text is shared).
     pub fn heading(&self, heading: &Heading) -> Heading {
-        Heading {
-            level: heading.level,
-            text: heading.text.clone(),
-            line_range: self.range(&heading.line_range),
-            text_range: self.range(&heading.text_range),
-            line: heading.line,
+        let mut moved = heading.clone();
+        self.shift_heading(&mut moved);
+        moved
+    }
+
+    /// Moves a heading of the previous text to the new one.
+    pub fn shift_heading(&self, heading: &mut Heading) {
+        self.shift_range(&mut heading.line_range);
+        self.shift_range(&mut heading.text_range);
+    }
+
+    /// Moves the document of the previous text to the new one, in place: every
+    /// range shifted (the frontmatter is before the body, so it stays).
+    pub fn shift_document(&self, document: &mut Document) {
+        if let Some(title) = &mut document.title {
+            self.shift_heading(title);
+        }
+        self.shift_body(&mut document.h1_body);
+        for section in &mut document.sections {
+            self.shift_section(section);
+        }
+        for block in &mut document.lua_blocks {
+            self.shift_range(&mut block.code_range);
+            self.shift_range(&mut block.block_range);
         }
     }
 
-    /// The document of the previous text, in the new one: every range shifted
-    /// (the frontmatter is before the body, so it is only copied).
-    pub fn document(&self, document: &Document) -> Document {
-        Document {
-            bom: document.bom,
-            frontmatter: document.frontmatter.clone(),
-            title: document.title.as_ref().map(|h| self.heading(h)),
-            h1_body: self.body(&document.h1_body),
-            sections: document.sections.iter().map(|s| self.section(s)).collect(),
-            lua_blocks: document
-                .lua_blocks
-                .iter()
-                .map(|b| LuaBlock {
-                    shared: b.shared,
-                    code_range: self.range(&b.code_range),
-                    block_range: self.range(&b.block_range),
-                    first_line: b.first_line,
-                })
-                .collect(),
+    fn shift_body(&self, body: &mut Body) {
+        body.prose.iter_mut().for_each(|r| self.shift_range(r));
+        if let Some(comment) = &mut body.comment {
+            self.shift_range(comment);
         }
     }
 
-    fn body(&self, body: &Body) -> Body {
-        Body {
-            blocks: body.blocks.clone(),
-            prose: body.prose.iter().map(|r| self.range(r)).collect(),
-            comment: body.comment.as_ref().map(|r| self.range(r)),
+    fn shift_section(&self, section: &mut Section) {
+        self.shift_heading(&mut section.heading);
+        self.shift_body(&mut section.body);
+        self.shift_range(&mut section.range);
+        for child in &mut section.children {
+            self.shift_section(child);
         }
     }
 
-    fn section(&self, section: &Section) -> Section {
-        Section {
-            heading: self.heading(&section.heading),
-            off_walk: section.off_walk,
-            body: self.body(&section.body),
-            children: section.children.iter().map(|c| self.section(c)).collect(),
-            range: self.range(&section.range),
+    /// Moves a diagnostic of the previous text to the new one, in place (no
+    /// message names a byte offset, and no line moved).
+    pub fn shift_diagnostic(&self, diagnostic: &mut Diagnostic) {
+        self.shift_range(&mut diagnostic.range);
+        diagnostic.offset = self.offset(diagnostic.offset);
+        for related in &mut diagnostic.related {
+            self.shift_range(&mut related.range);
         }
-    }
-
-    /// A diagnostic of the previous text, in the new one (no message names a
-    /// byte offset, and no line moved).
-    pub fn diagnostic(&self, diagnostic: &Diagnostic) -> Diagnostic {
-        Diagnostic {
-            code: diagnostic.code.clone(),
-            severity: diagnostic.severity,
-            message: diagnostic.message.clone(),
-            range: self.range(&diagnostic.range),
-            offset: self.offset(diagnostic.offset),
-            located: diagnostic.located,
-            related: (diagnostic.related.iter())
-                .map(|r| Related {
-                    range: self.range(&r.range),
-                    message: r.message.clone(),
-                })
-                .collect(),
-            fixes: (diagnostic.fixes.iter())
-                .map(|fix| Fix {
-                    title: fix.title.clone(),
-                    edits: (fix.edits.iter())
-                        .map(|e| TextEdit {
-                            range: self.range(&e.range),
-                            new_text: e.new_text.clone(),
-                        })
-                        .collect(),
-                })
-                .collect(),
+        for fix in &mut diagnostic.fixes {
+            for edit in &mut fix.edits {
+                self.shift_range(&mut edit.range);
+            }
         }
     }
 

@@ -357,52 +357,6 @@ impl ParsedFile {
         self.build(&text, line_index, outline, edit);
     }
 
-    /// Makes the analysis after a [`BlockEdit`] from the previous one, shifted:
-    /// only the edited block is compiled again, and only its Lua error replaced.
-    fn shift(&mut self, text: &str, line_index: LineIndex, items: Vec<Item>, edit: BlockEdit) {
-        let previous = &self.analysis;
-        let document = edit.document(&previous.document);
-        let old_block = edit
-            .block
-            .and_then(|k| previous.document.lua_blocks.get(k))
-            .map(|b| b.block_range.clone());
-        let in_old_block = |d: &Diagnostic| {
-            old_block
-                .as_ref()
-                .is_some_and(|r| r.start <= d.offset && d.offset <= r.end)
-        };
-        let mut diagnostics: Vec<Diagnostic> = (previous.diagnostics.iter())
-            .filter(|d| !(matches!(d.code, Code::LuaSyntax { .. }) && in_old_block(d)))
-            .map(|d| edit.diagnostic(d))
-            .collect();
-        let mut lua_cache = CompiledBlocks::default();
-        lua_cache.reserve(self.lua_cache.len());
-        for (&(start, end), result) in &self.lua_cache {
-            lua_cache.insert((edit.offset(start), edit.offset(end)), result.clone());
-        }
-        let mut work = AnalysisWork {
-            shifted: true,
-            ..AnalysisWork::default()
-        };
-        if let Some(block) = edit.block.and_then(|k| document.lua_blocks.get(k)) {
-            work.lua_blocks_compiled = 1;
-            let result = self.lua.check(block.code(text));
-            if let Err(err) = &result {
-                diagnostics.push(body::lua_error(text, &line_index, block, err.clone()));
-            }
-            lua_cache.insert((block.code_range.start, block.code_range.end), result);
-        }
-        sort_in_document_order(&mut diagnostics);
-        self.lua_cache = lua_cache;
-        self.items = items;
-        self.work = work;
-        self.analysis = Arc::new(Analysis {
-            document,
-            diagnostics,
-            line_index,
-        });
-    }
-
     /// Makes the analysis of `text` from what was read of it: the frontmatter and
     /// the body's items (None when the text has no frontmatter), and the Lua blocks
     /// already compiled. Blocks neither compiled nor unchanged by `edit` are compiled.
@@ -490,6 +444,52 @@ impl ParsedFile {
             diagnostics,
             line_index,
         });
+    }
+
+    /// Makes the analysis after a [`BlockEdit`] from the previous one, shifted:
+    /// only the edited block is compiled again, and only its Lua error replaced.
+    /// The previous analysis is shifted in place when nothing else holds it (a
+    /// reader that does gets it copied first).
+    fn shift(&mut self, text: &str, line_index: LineIndex, items: Vec<Item>, edit: BlockEdit) {
+        let old_block = (edit.block)
+            .and_then(|k| self.analysis.document.lua_blocks.get(k))
+            .map(|b| b.block_range.clone());
+        let analysis = Arc::make_mut(&mut self.analysis);
+        edit.shift_document(&mut analysis.document);
+        let in_old_block = |d: &Diagnostic| {
+            old_block
+                .as_ref()
+                .is_some_and(|r| r.start <= d.offset && d.offset <= r.end)
+        };
+        analysis
+            .diagnostics
+            .retain(|d| !(matches!(d.code, Code::LuaSyntax { .. }) && in_old_block(d)));
+        for diagnostic in &mut analysis.diagnostics {
+            edit.shift_diagnostic(diagnostic);
+        }
+        analysis.line_index = line_index;
+        let mut lua_cache = CompiledBlocks::default();
+        lua_cache.reserve(self.lua_cache.len());
+        for ((start, end), result) in self.lua_cache.drain() {
+            lua_cache.insert((edit.offset(start), edit.offset(end)), result);
+        }
+        let mut work = AnalysisWork {
+            shifted: true,
+            ..AnalysisWork::default()
+        };
+        if let Some(block) = edit.block.and_then(|k| analysis.document.lua_blocks.get(k)) {
+            work.lua_blocks_compiled = 1;
+            let result = self.lua.check(block.code(text));
+            if let Err(err) = &result {
+                let diagnostic = body::lua_error(text, &analysis.line_index, block, err.clone());
+                analysis.diagnostics.push(diagnostic);
+                sort_in_document_order(&mut analysis.diagnostics);
+            }
+            lua_cache.insert((block.code_range.start, block.code_range.end), result);
+        }
+        self.lua_cache = lua_cache;
+        self.items = items;
+        self.work = work;
     }
 }
 

@@ -7,6 +7,7 @@
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
+use crate::block_edit::BlockEdit;
 use crate::document::{Body, Document, Heading, Section};
 use crate::messages;
 use rustc_hash::FxHasher;
@@ -100,6 +101,18 @@ impl Sections {
         self.assign(&section.body, Caller::Section(index), document);
         for child in &section.children {
             self.push(child, Some(index), document);
+        }
+    }
+
+    /// Moves the sections of the text before `edit` to the text after it, in
+    /// place: a block edit moves no heading, so only their byte ranges move.
+    pub fn shift(&mut self, edit: &BlockEdit) {
+        for entry in &mut self.all {
+            edit.shift_heading(&mut entry.heading);
+            edit.shift_range(&mut entry.range);
+        }
+        if let Some(title) = &mut self.title {
+            edit.shift_heading(title);
         }
     }
 
