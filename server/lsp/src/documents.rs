@@ -308,6 +308,8 @@ impl Documents {
         // Taken before the edit: the version replaced gives up its analysis and
         // model when nobody else reads it, so a keystroke moves them in place.
         let previous = Snapshot::hand_over(&mut hot.snapshot);
+        // Set again below: meanwhile the parsed file's text is its own to edit.
+        document.text = Arc::default();
         for change in changes {
             match change.range {
                 None => replace_all(&mut hot.parsed, &change.text),

@@ -106,7 +106,7 @@ impl Snapshot {
     /// edit is applied: which analysis it holds and its model. When nothing but
     /// `this` holds the version, its analysis and model are given up too, so
     /// that the edit moves them in place instead of copying them (`this` is
-    /// then left with an empty analysis: it is being replaced).
+    /// then left with an empty text and analysis: it is being replaced).
     pub fn hand_over(this: &mut Arc<Snapshot>) -> Previous {
         let generation = this.generation;
         // A model built while its version was abandoned may be incomplete: it
@@ -114,6 +114,7 @@ impl Snapshot {
         let complete = !this.abandon.is_cancelled();
         let model = match Arc::get_mut(this) {
             Some(only) => {
+                only.text = Arc::default();
                 only.analysis = Arc::new(Analysis {
                     document: Default::default(),
                     diagnostics: Vec::new(),
