@@ -133,11 +133,7 @@ impl FactsCache {
         }
         out
     }
-}
 
-/// Says when nobody needs the facts being read any more; asked between blocks,
-/// from every thread that reads.
-impl FactsCache {
     /// The facts of `block` after an edit changed its code from the code whose
     /// facts were `old`: found when another block has that code, else read.
     /// `old` is forgotten unless `old_in_use` (another block has the old code).
@@ -161,6 +157,8 @@ impl FactsCache {
     }
 }
 
+/// Says when nobody needs the facts being read any more; asked between blocks,
+/// from every thread that reads.
 pub type Abandoned<'a> = dyn Fn() -> bool + Sync + 'a;
 
 /// Below this many blocks to read, one thread reads them all: starting threads
