@@ -115,11 +115,7 @@ impl Snapshot {
         let model = match Arc::get_mut(this) {
             Some(only) => {
                 only.text = Arc::default();
-                only.analysis = Arc::new(Analysis {
-                    document: Default::default(),
-                    diagnostics: Vec::new(),
-                    line_index: promptforge_syntax::LineIndex::new(""),
-                });
+                only.analysis = Arc::default();
                 only.model.take()
             }
             None => this.model.get().cloned(),
@@ -137,7 +133,7 @@ impl Snapshot {
     pub fn after(self, parsed: &ParsedFile, previous: Previous) -> Self {
         let edit = parsed
             .last_block_edit()
-            .filter(|(from, _)| *from == previous.generation && self.generation == from + 1);
+            .filter(|(from, _)| *from == previous.generation);
         if let (Some((_, edit)), Some(model)) = (edit, previous.model) {
             *self.base_lock() = Some((model, edit));
         }

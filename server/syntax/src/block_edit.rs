@@ -48,13 +48,6 @@ impl BlockEdit {
         *range = self.range(range);
     }
 
-    /// A heading of the previous text, in the new one (its text is shared).
-    pub fn heading(&self, heading: &Heading) -> Heading {
-        let mut moved = heading.clone();
-        self.shift_heading(&mut moved);
-        moved
-    }
-
     /// Moves a heading of the previous text to the new one.
     pub fn shift_heading(&self, heading: &mut Heading) {
         self.shift_range(&mut heading.line_range);
@@ -111,7 +104,11 @@ impl BlockEdit {
     /// True when `new`, read after the edit, is the item `old` shifted.
     fn moved(&self, old: &Item, new: &Item) -> bool {
         match (old, new) {
-            (Item::Heading(a), Item::Heading(b)) => *b == self.heading(a),
+            (Item::Heading(a), Item::Heading(b)) => {
+                (b.level, b.line, &b.text) == (a.level, a.line, &a.text)
+                    && b.line_range == self.range(&a.line_range)
+                    && b.text_range == self.range(&a.text_range)
+            }
             (
                 Item::Fence {
                     range,

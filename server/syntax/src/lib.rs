@@ -51,6 +51,17 @@ pub struct Analysis {
     pub line_index: LineIndex,
 }
 
+impl Default for Analysis {
+    /// The analysis of no text: no document, no diagnostic.
+    fn default() -> Self {
+        Analysis {
+            document: Document::default(),
+            diagnostics: Vec::new(),
+            line_index: LineIndex::new(""),
+        }
+    }
+}
+
 /// Parses and validates `text` from scratch, its Lua blocks compiled by `lua`
 /// (the product's is `promptforge_luacheck::compiler()`, and
 /// `promptforge_luacheck::parse` is this with it).

@@ -105,8 +105,9 @@ pub struct ParsedFile {
     keep_tree: bool,
     /// How many analyses this file made: names the current one.
     generation: u64,
-    /// The current analysis is the one of generation `.0` with this edit.
-    last_block_edit: Option<(u64, BlockEdit)>,
+    /// The edit that made the current analysis from the one before, when it
+    /// was a block edit.
+    last_block_edit: Option<BlockEdit>,
 }
 
 impl fmt::Debug for ParsedFile {
@@ -123,7 +124,7 @@ impl ParsedFile {
     /// (`promptforge_luacheck::compiler()` in the product).
     pub fn new(text: String, lua: Arc<dyn LuaCompiler>) -> Self {
         let mut file = Self::unanalysed(text, lua, true);
-        file.analyze(None);
+        file.analyze(None, false);
         file
     }
 
@@ -157,7 +158,7 @@ impl ParsedFile {
             }
             None => {
                 let mut file = Self::unanalysed(text, lua, false);
-                file.analyze(None);
+                file.analyze(None, false);
                 file
             }
         };
@@ -182,11 +183,7 @@ impl ParsedFile {
             work: AnalysisWork::default(),
             parser: node_kinds::parser(),
             tree: None,
-            analysis: Arc::new(Analysis {
-                document: Document::default(),
-                diagnostics: Vec::new(),
-                line_index: LineIndex::new(""),
-            }),
+            analysis: Arc::default(),
             frontmatter_cache: None,
             lua_cache: CompiledBlocks::default(),
             items: Vec::new(),
@@ -238,7 +235,7 @@ impl ParsedFile {
     /// [`BlockEdit`]: that generation and the edit (a semantic model of that
     /// generation is then shifted too, see `Model::after_block_edit`).
     pub fn last_block_edit(&self) -> Option<(u64, BlockEdit)> {
-        self.last_block_edit
+        self.last_block_edit.map(|edit| (self.generation - 1, edit))
     }
 
     /// Consumes the file, keeping its analysis.
@@ -281,7 +278,7 @@ impl ParsedFile {
             old_end: range.end,
             new_end,
         };
-        self.analyze(Some((edit, single_line)));
+        self.analyze(Some(edit), single_line);
         Ok(())
     }
 
@@ -292,14 +289,10 @@ impl ParsedFile {
             .try_for_each(|edit| self.edit(edit.range.clone(), &edit.text))
     }
 
-    /// Rebuilds the analysis from the current tree, reusing what `edit` did not change.
-    /// `edit` is the edit since the last analysis and whether it removed and
-    /// inserted no line break.
-    fn analyze(&mut self, edit: Option<(EditOffsets, bool)>) {
-        let (edit, single_line) = match edit {
-            Some((edit, single_line)) => (Some(edit), single_line),
-            None => (None, false),
-        };
+    /// Rebuilds the analysis from the current tree, reusing what `edit` (the
+    /// edit since the last analysis) did not change; `single_line` when it
+    /// removed and inserted no line break.
+    fn analyze(&mut self, edit: Option<EditOffsets>, single_line: bool) {
         let text = Arc::clone(&self.text);
         let line_index = match edit {
             Some(edit) => {
@@ -338,19 +331,18 @@ impl ParsedFile {
         if !self.keep_tree {
             self.tree = None;
         }
-        let previous = self.generation;
         self.generation += 1;
         self.last_block_edit = None;
-        if let (Some(edit), Some(read)) = (edit, &outline) {
+        if let (Some(edit), Some(read), true) = (edit, &outline, self.keep_tree) {
             let same_frontmatter = (self.analysis.document.frontmatter.as_ref())
                 .is_some_and(|f| f.range.end == read.frontmatter.range.end);
             let old = &self.analysis.document.lua_blocks;
             let found = block_edit::find(&self.items, &read.items, old, edit, single_line)
-                .filter(|_| same_frontmatter && self.keep_tree);
+                .filter(|_| same_frontmatter);
             if let Some(found) = found {
                 let items = outline.map(|o| o.items).unwrap_or_default();
                 self.shift(&text, line_index, items, found);
-                self.last_block_edit = Some((previous, found));
+                self.last_block_edit = Some(found);
                 return;
             }
         }
