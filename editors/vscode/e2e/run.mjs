@@ -180,6 +180,9 @@ function makeWorkspace() {
     'chat.disableAIFeatures': true,
     'editor.hover.delay': 200,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    // Every message to and from the server goes to its output channel, which
+    // VS Code keeps as a log file: a failure prints the end of it.
+    'promptforge.trace.server': 'verbose',
     // No promptforge.server.path: the extension finds its own binary.
   };
   fs.writeFileSync(path.join(dirs.user, 'User/settings.json'), JSON.stringify(settings, null, 2));
@@ -1075,8 +1078,31 @@ async function debugging(page) {
   log('a debug start with no prompt is refused with a message');
 }
 
+/** The newest log of the server's output channel (its messages, traced) under `dir`. */
+function newestServerLog(dir) {
+  let newest;
+  const walk = (at) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('PromptForge Language Server.log')) {
+        const mtime = fs.statSync(full).mtimeMs;
+        if (!newest || mtime > newest.mtime) newest = { full, mtime };
+      }
+    }
+  };
+  walk(dir);
+  return newest?.full;
+}
+
 main().catch((error) => {
   console.error(`[e2e] FAILED: ${error.stack ?? error}`);
   console.error(`[e2e] code-server logs: ${path.join(work, 'code-server-*.log')}`);
+  const serverLog = fs.existsSync(work) ? newestServerLog(work) : undefined;
+  if (serverLog) {
+    const lines = fs.readFileSync(serverLog, 'utf8').split('\n');
+    console.error(`[e2e] the end of the server's traced messages (${serverLog}):`);
+    console.error(lines.slice(-120).join('\n'));
+  }
   process.exit(1);
 });

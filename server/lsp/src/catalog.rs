@@ -52,6 +52,10 @@ struct Known {
     settled: Option<Instant>,
     /// True while a retry of this failure runs (the failure is shown meanwhile).
     retrying: bool,
+    /// True when a view read this outcome while it was about to change (pending,
+    /// or a failure being retried): that view's documents are woken when it
+    /// settles, even when it settles on the asking thread.
+    read_unsettled: bool,
 }
 
 impl Known {
@@ -61,6 +65,7 @@ impl Known {
             state: PluginState::Pending,
             settled: None,
             retrying: false,
+            read_unsettled: false,
         }
     }
 
@@ -70,6 +75,7 @@ impl Known {
             state,
             settled: Some(now),
             retrying: false,
+            read_unsettled: false,
         }
     }
 
@@ -252,33 +258,48 @@ impl Catalogs {
             };
         };
         let conflicts = plugin.conflicts();
-        let (known, retry) = {
-            let mut plugins = lock(&entry.plugins);
-            match plugins.get_mut(id) {
-                None => {
-                    plugins.insert(id.to_owned(), Known::pending());
-                    (None, false)
-                }
-                Some(known) => {
-                    let retry = known.retry_due(Instant::now());
-                    known.retrying |= retry;
-                    (Some(known.state.clone()), retry)
-                }
-            }
-        };
-        let state = match known {
+        let state = match self.claim(entry, id) {
             None => self.activate(entry, host, plugin, id),
-            Some(failed) if retry => match self.activate(entry, host, plugin, id) {
+            Some((failed, true)) => match self.activate(entry, host, plugin, id) {
                 // The failure stays shown until the retry finishes.
                 PluginState::Pending => failed,
                 settled => settled,
             },
-            Some(state) => state,
+            Some((state, false)) => state,
         };
         PluginView {
             id: id.to_owned(),
             state,
             conflicts,
+        }
+    }
+
+    /// What is known of `id`'s activation, and whether this caller is to activate
+    /// it again (a failure due for a retry). None: nothing was known, and this
+    /// caller activates it (it is recorded pending meanwhile). An outcome read
+    /// while it is about to change is marked, so the reader is woken when it
+    /// settles ([`Catalogs::settle`]).
+    fn claim(&self, entry: &HostEntry, id: &str) -> Option<(PluginState, bool)> {
+        let mut plugins = lock(&entry.plugins);
+        let Some(known) = plugins.get_mut(id) else {
+            plugins.insert(id.to_owned(), Known::pending());
+            return None;
+        };
+        let retry = known.retry_due(Instant::now());
+        known.read_unsettled |= known.state == PluginState::Pending || known.retrying;
+        known.retrying |= retry;
+        Some((known.state.clone(), retry))
+    }
+
+    /// Records an activation that settled on the asking thread. Another handler
+    /// may have read it pending meanwhile (a `codeAction` beside the first
+    /// publication of a document) and published without its tools; the
+    /// documents declaring it are then woken, as for a background activation.
+    fn settle(&self, entry: &HostEntry, id: &str, state: PluginState) {
+        let known = Known::settled(state, Instant::now());
+        let previous = lock(&entry.plugins).insert(id.to_owned(), known);
+        if previous.is_some_and(|p| p.read_unsettled) {
+            let _ = self.ready.send(id.to_owned());
         }
     }
 
@@ -308,16 +329,14 @@ impl Catalogs {
             if let Some(outcome) = outcome {
                 let state = requirements::settled_state(id, outcome);
                 cancel.cancel();
-                let known = Known::settled(state.clone(), Instant::now());
-                lock(&entry.plugins).insert(id.to_owned(), known);
+                self.settle(entry, id, state.clone());
                 return state;
             }
         }
         let Some(runtime) = &self.runtime else {
             let state =
                 PluginState::Failed("the language server has no runtime to start it in".to_owned());
-            let known = Known::settled(state.clone(), Instant::now());
-            lock(&entry.plugins).insert(id.to_owned(), known);
+            self.settle(entry, id, state.clone());
             return state;
         };
         let entry = Arc::clone(entry);
@@ -386,7 +405,104 @@ pub fn timed_out(timeout: Duration) -> String {
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::{Known, PluginState, RETRY_FAILED_AFTER};
+    use std::sync::Arc;
+
+    use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+    use tower_lsp::lsp_types::Url;
+
+    use super::{folder_of, Catalogs, Known, PluginState, RETRY_FAILED_AFTER};
+    use crate::trust::SessionTrust;
+
+    const WEB: &str = "promptforge/web";
+
+    /// Catalogs with no runtime (built-in Plugins activate on the asking thread),
+    /// the channel that wakes documents, and a prompt declaring the web Plugin in
+    /// a folder of its own (no configuration: the built-in defaults).
+    fn catalogs_and_prompt(
+        name: &str,
+    ) -> (
+        Catalogs,
+        UnboundedReceiver<String>,
+        Url,
+        promptforge_syntax::Frontmatter,
+    ) {
+        let (ready, woken) = unbounded_channel();
+        let catalogs = Catalogs::new(ready, Arc::new(SessionTrust::default()));
+        let dir = std::env::temp_dir().join(format!("pf-catalog-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let uri = Url::from_file_path(dir.join("p.md")).unwrap();
+        let text = format!("---\nname: p\npromptforge: 0\nplugins:\n  - {WEB}\n---\n# P\n");
+        let analysis = promptforge_luacheck::parse(&text);
+        let frontmatter = analysis
+            .document
+            .frontmatter
+            .expect("the prompt's frontmatter");
+        (catalogs, woken, uri, frontmatter)
+    }
+
+    #[test]
+    fn a_view_that_read_a_plugin_activating_on_another_thread_is_woken_when_it_settles() {
+        let (catalogs, mut woken, uri, frontmatter) = catalogs_and_prompt("woken");
+        // One handler claims the activation of the built-in Plugin ...
+        let entry = catalogs.entry(folder_of(&uri));
+        assert!(catalogs.claim(&entry, WEB).is_none());
+        // ... another reads the catalog before that activation settles: it sees
+        // the Plugin pending, so its diagnostics leave the Plugin's tools out ...
+        let read = catalogs.view(&uri, Some(&frontmatter));
+        assert_eq!(read.plugins.len(), 1);
+        assert_eq!(read.plugins[0].state, PluginState::Pending);
+        assert!(woken.try_recv().is_err());
+        // ... and when the first settles it, the documents declaring it are woken.
+        let host = Arc::clone(entry.host.as_ref().unwrap());
+        let plugin = host.harness().get(WEB).cloned().unwrap();
+        let settled = catalogs.activate(&entry, &host, plugin, WEB);
+        assert!(matches!(settled, PluginState::Ready(_)), "{settled:?}");
+        assert_eq!(woken.try_recv().ok().as_deref(), Some(WEB));
+        assert!(woken.try_recv().is_err());
+        let again = catalogs.view(&uri, Some(&frontmatter));
+        assert!(matches!(again.plugins[0].state, PluginState::Ready(_)));
+        forget(&uri);
+    }
+
+    #[test]
+    fn a_view_that_read_a_failure_being_retried_is_woken_when_the_retry_settles() {
+        let (catalogs, mut woken, uri, frontmatter) = catalogs_and_prompt("retried");
+        let entry = catalogs.entry(folder_of(&uri));
+        let failed = PluginState::Failed("no".to_owned());
+        let retrying = Known {
+            retrying: true,
+            ..Known::settled(failed.clone(), Instant::now())
+        };
+        entry
+            .plugins
+            .lock()
+            .unwrap()
+            .insert(WEB.to_owned(), retrying);
+        // The failure stays shown while the retry runs, and the reader is marked.
+        let read = catalogs.view(&uri, Some(&frontmatter));
+        assert_eq!(read.plugins[0].state, failed);
+        catalogs.settle(&entry, WEB, PluginState::Ready(Default::default()));
+        assert_eq!(woken.try_recv().ok().as_deref(), Some(WEB));
+        forget(&uri);
+    }
+
+    #[test]
+    fn a_plugin_settled_on_the_asking_thread_wakes_nobody_when_nobody_read_it_pending() {
+        let (catalogs, mut woken, uri, frontmatter) = catalogs_and_prompt("quiet");
+        let first = catalogs.view(&uri, Some(&frontmatter));
+        assert!(matches!(first.plugins[0].state, PluginState::Ready(_)));
+        let second = catalogs.view(&uri, Some(&frontmatter));
+        assert!(matches!(second.plugins[0].state, PluginState::Ready(_)));
+        assert!(woken.try_recv().is_err());
+        forget(&uri);
+    }
+
+    /// Removes the folder [`catalogs_and_prompt`] made.
+    fn forget(uri: &Url) {
+        if let Some(dir) = folder_of(uri) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 
     #[test]
     fn a_failure_is_retried_once_due_and_never_twice_at_once() {
