@@ -3,6 +3,8 @@
 //! words. The syntax crate defines the seam ([`LuaCompiler`]) and runs no Lua; the
 //! front ends and the engine parse through [`parse`] and [`compiler`] here.
 
+mod batch;
+
 use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
@@ -19,6 +21,32 @@ pub struct Lua54;
 impl LuaCompiler for Lua54 {
     fn check(&self, code: &str) -> Result<(), LuaSyntaxError> {
         check_syntax(code)
+    }
+
+    /// Compiles the small blocks that [`batch::stays_wrapped`] lets in, up to
+    /// [`batch::BATCH`] to a load; every block of a load that fails, and every
+    /// other block, alone.
+    fn check_all(&self, codes: &[&str]) -> Vec<Result<(), LuaSyntaxError>> {
+        let mut results = vec![Ok(()); codes.len()];
+        let mut chunk = String::new();
+        let mut members = Vec::with_capacity(batch::BATCH);
+        for (index, code) in codes.iter().enumerate() {
+            if code.len() > batch::SMALL || !batch::stays_wrapped(code) {
+                results[index] = check_syntax(code);
+                continue;
+            }
+            chunk.push_str(batch::OPEN);
+            chunk.push_str(code);
+            chunk.push_str(batch::CLOSE);
+            members.push(index);
+            if members.len() == batch::BATCH || chunk.len() >= batch::BATCH_BYTES {
+                compile_batch(&chunk, &members, codes, &mut results);
+                chunk.clear();
+                members.clear();
+            }
+        }
+        compile_batch(&chunk, &members, codes, &mut results);
+        results
     }
 }
 
@@ -41,6 +69,22 @@ pub fn parse_owned(text: String) -> (Analysis, String) {
 /// A [`ParsedFile`] of `text` (for edits after), its Lua checked by Lua 5.4.
 pub fn parsed(text: String) -> ParsedFile {
     ParsedFile::new(text, compiler())
+}
+
+/// Compiles `chunk`, the wrapped blocks `members` of `codes`; when it fails,
+/// each of them alone, its result in `results` (left `Ok` otherwise).
+fn compile_batch(
+    chunk: &str,
+    members: &[usize],
+    codes: &[&str],
+    results: &mut [Result<(), LuaSyntaxError>],
+) {
+    if members.is_empty() || compile(chunk).is_ok() {
+        return;
+    }
+    for &index in members {
+        results[index] = check_syntax(codes[index]);
+    }
 }
 
 /// The chunk name given to blocks, so the prefix Lua puts on messages is known.

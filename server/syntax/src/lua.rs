@@ -17,6 +17,12 @@ pub struct LuaSyntaxError {
 pub trait LuaCompiler: Send + Sync {
     /// `Ok` when `code` compiles as a Lua 5.4 chunk, else its first syntax error.
     fn check(&self, code: &str) -> Result<(), LuaSyntaxError>;
+
+    /// [`LuaCompiler::check`] of each of `codes`, in order (a compiler may
+    /// compile them together where that gives the same results).
+    fn check_all(&self, codes: &[&str]) -> Vec<Result<(), LuaSyntaxError>> {
+        codes.iter().map(|code| self.check(code)).collect()
+    }
 }
 
 /// Compile results of Lua blocks, keyed by their code's byte range in the file.

@@ -14,6 +14,7 @@
 //! hold, or the first window has no frontmatter, [`read`] gives up and the caller
 //! parses the whole text at once.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -151,16 +152,25 @@ fn compile_blocks(
     lua: &dyn LuaCompiler,
     items: &[Item],
 ) -> Vec<((usize, usize), Result<(), LuaSyntaxError>)> {
-    items
+    let blocks: Vec<&Range<usize>> = items
         .iter()
         .filter_map(|item| match item {
             Item::Fence { opener, code, .. } => {
                 text.get(opener.clone()).and_then(lua_fence)?;
-                let result = lua.check(text.get(code.clone()).unwrap_or(""));
-                result.is_err().then_some(((code.start, code.end), result))
+                Some(code)
             }
             _ => None,
         })
+        .collect();
+    let codes: Vec<&str> = blocks
+        .iter()
+        .map(|code| text.get((*code).clone()).unwrap_or(""))
+        .collect();
+    blocks
+        .iter()
+        .zip(lua.check_all(&codes))
+        .filter(|(_, result)| result.is_err())
+        .map(|(code, result)| ((code.start, code.end), result))
         .collect()
 }
 
