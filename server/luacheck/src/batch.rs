@@ -154,16 +154,18 @@ fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// The offset after the numeral at `at`: every letter, digit, `.` and `_`, and a
-/// sign after an exponent mark (as much as Lua's lexer takes, or more: a run it
-/// would refuse is an error either way).
+/// The offset after the numeral at `at`, cut as Lua's lexer cuts it: digits,
+/// letters, `.` and `_`, and a sign only right after the exponent's mark (`e`
+/// or `E`, `p` or `P` in a hexadecimal numeral). It may take more than Lua
+/// takes only where Lua refuses the numeral (one touching a letter).
 fn numeral_end(bytes: &[u8], mut at: usize) -> usize {
+    let hexadecimal =
+        bytes.get(at) == Some(&b'0') && matches!(bytes.get(at + 1), Some(b'x' | b'X'));
+    let marks: &[u8] = if hexadecimal { b"pP" } else { b"eE" };
     while let Some(&byte) = bytes.get(at) {
         let exponent_sign = (byte == b'+' || byte == b'-')
-            && matches!(
-                bytes.get(at.wrapping_sub(1)),
-                Some(b'e' | b'E' | b'p' | b'P')
-            );
+            && at > 0
+            && bytes.get(at - 1).is_some_and(|mark| marks.contains(mark));
         if byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'_' || exponent_sign {
             at += 1;
         } else {
@@ -189,6 +191,9 @@ mod tests {
             "-- end\nx = 1 --[[ end\nend ]] y = 2",
             "x = 1 -- a comment at the very end",
             "x = 0x1p-4 + 1e+3 + .5",
+            // In a hexadecimal numeral `e` is a digit: the `-` after it is a
+            // minus, and the `function` after that opens a construct.
+            "x = 0x1e-function() end",
             "local t = { [1] = 'a', ['b'] = 2 }",
             "::top:: goto top",
         ] {
@@ -205,6 +210,7 @@ mod tests {
             "end",
             "until x",
             "do end end do",
+            "do x = 0x1e-function() end",
             // A construct left open: the wrapper's `end` would close it.
             "if x then",
             "function f()",

@@ -56,6 +56,8 @@ const PIECES: &[&str] = &[
     ".5",
     "1e",
     "0x1p-2",
+    "0x1e-",
+    "1e-",
     "..",
     ";",
     ",",
@@ -114,6 +116,8 @@ proptest! {
 /// construct: blocks that reach into the next ones.
 fn reaching() -> impl Strategy<Value = String> {
     const REACHING: &[&str] = &[
+        "0x1e-",
+        "function()",
         "[[",
         "]]",
         "[=[",
