@@ -7,6 +7,7 @@ use promptforge_syntax::api_names::{is_engine_tool, PARAM_TYPES};
 use promptforge_syntax::frontmatter::names::is_valid_alias;
 use promptforge_syntax::{messages, Code, Diagnostic, Document, Frontmatter, ScopeFunction};
 
+use crate::local_tools::{registered, LocalTools};
 use crate::lua_facts::{in_file, Arg, CallsRead, LuaFacts, NamedField, StringLit};
 use promptforge_syntax::sections::{Caller, Sections};
 
@@ -53,25 +54,14 @@ pub fn same_registrations(a: &LuaFacts, b: &LuaFacts) -> bool {
     a.unread == b.unread && registered(a).eq(registered(b))
 }
 
-/// The literal alias of each `tools.add_local` call of a block (None for a
-/// computed one), in order.
-fn registered(block: &LuaFacts) -> impl Iterator<Item = Option<&str>> {
-    block
-        .calls
-        .iter()
-        .filter(|c| c.callee == "tools.add_local")
-        .map(|c| c.first_string().map(|l| l.value.as_str()))
-}
-
 /// What every block's checks read: the declarations and the local tools.
 struct Context<'a> {
     document: &'a Document,
     sections: &'a Sections,
     frontmatter: Option<&'a Frontmatter>,
     declarations: Declarations<'a>,
-    /// Every `tools.add_local` registration: where it runs and its literal alias
-    /// (a block not read may register any alias).
-    locals: Vec<(Caller, Option<&'a str>)>,
+    /// Every `tools.add_local` registration, by where it runs.
+    locals: LocalTools<'a>,
 }
 
 impl<'a> Context<'a> {
@@ -94,17 +84,7 @@ impl<'a> Context<'a> {
                 .map(|f| f.models.iter().map(|m| m.label.value.clone()).collect())
                 .unwrap_or_default(),
         };
-        let locals = facts
-            .iter()
-            .enumerate()
-            .flat_map(|(index, block)| {
-                let caller = sections.caller_of_block(index);
-                let unread = block.unread.map(|_| (caller, None));
-                registered(block)
-                    .map(move |alias| (caller, alias))
-                    .chain(unread)
-            })
-            .collect();
+        let locals = LocalTools::new(sections, facts);
         Context {
             document,
             sections,
@@ -203,13 +183,13 @@ impl<'a> Context<'a> {
 /// (or the shared library) registers, else the read can only raise.
 fn calls_read(
     declarations: &Declarations<'_>,
-    locals: &[(Caller, Option<&str>)],
+    locals: &LocalTools<'_>,
     caller: Caller,
     read: &CallsRead,
     problems: &mut Vec<Diagnostic>,
 ) {
     let key = read.key.as_str();
-    if declarations.bound.iter().any(|a| a == key) || local_in_scope(locals, caller, key) {
+    if declarations.bound.iter().any(|a| a == key) || locals.in_scope(caller, key) {
         return;
     }
     problems.push(Diagnostic::new(
@@ -218,15 +198,6 @@ fn calls_read(
         },
         read.range.clone(),
     ));
-}
-
-/// True when a local tool registered where `caller` can see it may be named `name`
-/// (one registered under a computed alias could be).
-fn local_in_scope(locals: &[(Caller, Option<&str>)], caller: Caller, name: &str) -> bool {
-    locals.iter().any(|(c, alias)| {
-        let same_section = *c == caller || *c == Caller::Shared || caller == Caller::Shared;
-        same_section && alias.is_none_or(|alias| alias == name)
-    })
 }
 
 /// `tools.add('x')`, `tools.add({'x', ...})`, `tools.always('x')`.
@@ -253,7 +224,7 @@ fn scope_alias(
 /// (or the shared library) registers; an Engine task tool name never is.
 fn tool_call(
     declarations: &Declarations<'_>,
-    locals: &[(Caller, Option<&str>)],
+    locals: &LocalTools<'_>,
     caller: Caller,
     lit: &StringLit,
     problems: &mut Vec<Diagnostic>,
@@ -263,7 +234,7 @@ fn tool_call(
     if !engine_tool && declarations.bound.iter().any(|a| a == name) {
         return;
     }
-    let local = local_in_scope(locals, caller, name);
+    let local = locals.in_scope(caller, name);
     if !engine_tool && local {
         return;
     }

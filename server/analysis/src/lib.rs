@@ -12,6 +12,7 @@ pub mod checks;
 pub mod facts_cache;
 pub mod fixes;
 pub mod ide;
+pub mod local_tools;
 pub mod lua_facts;
 pub mod read_budget;
 pub mod requirements;
