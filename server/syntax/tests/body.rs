@@ -262,3 +262,22 @@ fn each_section_s_path_finds_it_in_the_tree_and_in_the_index() {
     assert!(sections.path(99).is_empty());
     assert!(analysis.document.section_at(&[]).is_none());
 }
+
+#[test]
+fn a_section_with_one_paragraph_and_two_blocks_holds_them_without_the_heap() {
+    let one = "## A\n\nProse.\n\n```lua\nx = 1\n```\n\n```lua\ny = 2\n```\n";
+    let three = "## B\n\nOne.\n\nTwo.\n\nThree.\n\n```lua\na = 1\n```\n\n```lua\nb = 2\n```\n\n```lua\nc = 3\n```\n";
+    let text = prompt(&format!("\n# Title\n\n{one}\n{three}"));
+    let analysis = parse(&text);
+    let [a, b] = &analysis.document.sections[..] else {
+        panic!("two sections: {:?}", analysis.document.sections);
+    };
+    assert_eq!(
+        (a.body.prose.len(), a.body.blocks.as_slice()),
+        (1, &[0, 1][..])
+    );
+    assert!(!a.body.prose.spilled() && !a.body.blocks.spilled());
+    // More than fit inline are still all kept, in order.
+    assert_eq!(&text[b.body.prose[2].clone()], "Three.");
+    assert_eq!(b.body.blocks.as_slice(), &[2, 3, 4]);
+}
