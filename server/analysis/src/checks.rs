@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use promptforge_syntax::api_names::{is_engine_tool, PARAM_TYPES};
 use promptforge_syntax::frontmatter::names::is_valid_alias;
-use promptforge_syntax::{messages, Code, Diagnostic, Document, Frontmatter, ScopeFunction};
+use promptforge_syntax::{messages, Code, Diagnostic, Frontmatter, ScopeFunction};
 
 use crate::local_tools::{registered, LocalTools};
 use crate::lua_facts::{in_file, Arg, CallsRead, LuaFacts, NamedField, StringLit};
+use crate::Parsed;
 use promptforge_syntax::sections::{Caller, Sections};
 
 /// What the checks know about the prompt's declarations.
@@ -22,8 +23,8 @@ struct Declarations<'a> {
 /// Runs every check over every Lua block; problems in block order, then source order.
 /// `facts` are indexed like the document's blocks, their ranges relative to the
 /// block's code; the problems' ranges are the file's.
-pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) -> Vec<Diagnostic> {
-    let context = Context::new(document, sections, facts);
+pub fn check(parsed: Parsed<'_>, sections: &Sections, facts: &[Arc<LuaFacts>]) -> Vec<Diagnostic> {
+    let context = Context::new(parsed, sections, facts);
     let mut problems = Vec::new();
     for (index, block) in facts.iter().enumerate() {
         context.check_block(index, block, &mut problems);
@@ -35,12 +36,12 @@ pub fn check(document: &Document, sections: &Sections, facts: &[Arc<LuaFacts>]) 
 /// (the checks of a block read the others' only for the local tools they
 /// register: see [`same_registrations`]).
 pub fn check_block(
-    document: &Document,
+    parsed: Parsed<'_>,
     sections: &Sections,
     facts: &[Arc<LuaFacts>],
     index: usize,
 ) -> Vec<Diagnostic> {
-    let context = Context::new(document, sections, facts);
+    let context = Context::new(parsed, sections, facts);
     let mut problems = Vec::new();
     if let Some(block) = facts.get(index) {
         context.check_block(index, block, &mut problems);
@@ -56,7 +57,7 @@ pub fn same_registrations(a: &LuaFacts, b: &LuaFacts) -> bool {
 
 /// What every block's checks read: the declarations and the local tools.
 struct Context<'a> {
-    document: &'a Document,
+    parsed: Parsed<'a>,
     sections: &'a Sections,
     frontmatter: Option<&'a Frontmatter>,
     declarations: Declarations<'a>,
@@ -65,10 +66,10 @@ struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    fn new(document: &'a Document, sections: &'a Sections, facts: &'a [Arc<LuaFacts>]) -> Self {
+    fn new(parsed: Parsed<'a>, sections: &'a Sections, facts: &'a [Arc<LuaFacts>]) -> Self {
         // Without a readable frontmatter (none, or YAML that did not parse) every alias and
         // label would look undeclared: those checks wait for it.
-        let frontmatter = document.frontmatter.as_ref().filter(|f| !f.keys.is_empty());
+        let frontmatter = parsed.frontmatter.filter(|f| !f.keys.is_empty());
         let declarations = Declarations {
             frontmatter,
             bound: frontmatter
@@ -86,7 +87,7 @@ impl<'a> Context<'a> {
         };
         let locals = LocalTools::new(sections, facts);
         Context {
-            document,
+            parsed,
             sections,
             frontmatter,
             declarations,
@@ -168,7 +169,7 @@ impl<'a> Context<'a> {
         // Every problem above is placed on a fact (its related places, on the
         // frontmatter, are the file's already).
         let code_start = self
-            .document
+            .parsed
             .lua_blocks
             .get(index)
             .map_or(0, |b| b.code_range.start);

@@ -8,11 +8,12 @@
 use std::ops::Range;
 
 use promptforge_syntax::frontmatter::names::{self, is_segment, is_valid_prompt_name};
-use promptforge_syntax::{Code, Diagnostic, Document, Fix, Frontmatter, TextEdit};
+use promptforge_syntax::{Code, Diagnostic, Fix, Frontmatter, TextEdit};
 
-/// The fixes for `diagnostic` in `text` (none for most codes).
-pub fn fixes(text: &str, document: &Document, diagnostic: &Diagnostic) -> Vec<Fix> {
-    let Some(frontmatter) = document.frontmatter.as_ref() else {
+/// The fixes for `diagnostic` in `text`, whose frontmatter is `frontmatter`
+/// (none for most codes).
+pub fn fixes(text: &str, frontmatter: Option<&Frontmatter>, diagnostic: &Diagnostic) -> Vec<Fix> {
+    let Some(frontmatter) = frontmatter else {
         return Vec::new();
     };
     let range = &diagnostic.range;

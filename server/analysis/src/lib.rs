@@ -24,12 +24,45 @@ pub mod unbound;
 
 use std::sync::Arc;
 
-use promptforge_syntax::{Analysis, BlockEdit, Diagnostic, Document};
+use promptforge_syntax::{Analysis, BlockEdit, Diagnostic, Document, Frontmatter, LuaBlock};
 use requirements::CatalogView;
 
 pub use facts_cache::FactsCache;
 pub use lua_facts::LuaFacts;
 pub use promptforge_syntax::sections::{self, Caller, Sections};
+
+/// What the semantic layer reads of a parse besides the sections index: its
+/// diagnostics, frontmatter and Lua blocks, never the section tree. `check`
+/// keeps only these once the index is built, so the tree (11 MiB for the
+/// 60,000 sections of a 10 MiB prompt) is freed before the Lua facts are read.
+#[derive(Debug, Clone, Copy)]
+pub struct Parsed<'a> {
+    /// The parse's diagnostics, in document order.
+    pub diagnostics: &'a [Diagnostic],
+    /// The frontmatter, when the file has one.
+    pub frontmatter: Option<&'a Frontmatter>,
+    /// Every executable block that runs, in document order.
+    pub lua_blocks: &'a [LuaBlock],
+}
+
+impl<'a> Parsed<'a> {
+    /// The parts of a whole analysis.
+    pub fn of(analysis: &'a Analysis) -> Self {
+        Parsed {
+            diagnostics: &analysis.diagnostics,
+            ..Parsed::of_document(&analysis.document)
+        }
+    }
+
+    /// The parts of a document, without the parse's diagnostics.
+    pub fn of_document(document: &'a Document) -> Self {
+        Parsed {
+            diagnostics: &[],
+            frontmatter: document.frontmatter.as_ref(),
+            lua_blocks: &document.lua_blocks,
+        }
+    }
+}
 
 /// The semantic model of one text, beyond the syntax crate's analysis.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,14 +95,27 @@ impl Model {
         cache: &FactsCache,
         abandoned: &facts_cache::Abandoned<'_>,
     ) -> Self {
-        let sections = Sections::new(document);
-        let blocks = cache.shared_until(text, &document.lua_blocks, abandoned);
-        let code_starts = document
+        let parsed = Parsed::of_document(document);
+        Self::from_index(text, Sections::new(document), parsed, cache, abandoned)
+    }
+
+    /// Like [`Model::build_until`], from the sections index of the document
+    /// and what else the model reads of it (`check` frees the section tree
+    /// once the index is built).
+    pub fn from_index(
+        text: &str,
+        sections: Sections,
+        parsed: Parsed<'_>,
+        cache: &FactsCache,
+        abandoned: &facts_cache::Abandoned<'_>,
+    ) -> Self {
+        let blocks = cache.shared_until(text, parsed.lua_blocks, abandoned);
+        let code_starts = parsed
             .lua_blocks
             .iter()
             .map(|b| b.code_range.start)
             .collect();
-        let problems = checks::check(document, &sections, &blocks);
+        let problems = checks::check(parsed, &sections, &blocks);
         Model {
             sections,
             blocks,
@@ -124,7 +170,8 @@ impl Model {
             .problems
             .partition_point(|p| p.range.start < *old_code.start());
         let after = self.problems.split_off(at);
-        let found = checks::check_block(document, &self.sections, &self.blocks, index);
+        let parsed = Parsed::of_document(document);
+        let found = checks::check_block(parsed, &self.sections, &self.blocks, index);
         self.problems.extend(found);
         self.problems.extend(
             after
@@ -160,23 +207,33 @@ pub fn diagnostics(
     model: &Model,
     view: &CatalogView,
 ) -> Vec<Diagnostic> {
-    let mut out = analysis.diagnostics.clone();
+    diagnostics_of(text, Parsed::of(analysis), model, view)
+}
+
+/// [`diagnostics`] from the parts of the parse it reads.
+pub fn diagnostics_of(
+    text: &str,
+    parsed: Parsed<'_>,
+    model: &Model,
+    view: &CatalogView,
+) -> Vec<Diagnostic> {
+    let mut out = parsed.diagnostics.to_vec();
     let mut problems = model.problems.clone();
-    if let Some(frontmatter) = &analysis.document.frontmatter {
+    if let Some(frontmatter) = parsed.frontmatter {
         unbound::narrow_bound(&mut problems, frontmatter, view);
     }
     out.extend(problems);
-    let unread = analysis.document.lua_blocks.iter().zip(&model.blocks);
+    let unread = parsed.lua_blocks.iter().zip(&model.blocks);
     out.extend(read_budget::diagnostics(
         text,
         unread.filter_map(|(block, facts)| Some((block, facts.unread?))),
     ));
-    if let Some(frontmatter) = &analysis.document.frontmatter {
+    if let Some(frontmatter) = parsed.frontmatter {
         out.extend(requirements::evaluate(frontmatter, view));
         out.extend(unbound::check(frontmatter, model, view));
     }
     for diagnostic in &mut out {
-        diagnostic.fixes = fixes::fixes(text, &analysis.document, diagnostic);
+        diagnostic.fixes = fixes::fixes(text, parsed.frontmatter, diagnostic);
     }
     out
 }

@@ -15,12 +15,14 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use promptforge_analysis::{FactsCache, Model};
+use promptforge_analysis::{FactsCache, Model, Parsed, Sections};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
 use promptforge_luacheck::parse_owned;
-use promptforge_syntax::{is_prompt, Analysis, Code, Diagnostic, Severity};
+use promptforge_syntax::{
+    is_prompt, Analysis, Code, Diagnostic, Document, Frontmatter, LineIndex, LuaBlock, Severity,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
@@ -136,9 +138,13 @@ impl<'a> Preparer<'a> {
 
     /// What a prompt sees of its Host: its declared Plugins activated (and stopped
     /// again), its labels bound.
-    fn view(&mut self, target: &Target, analysis: &Analysis) -> Result<CatalogView, String> {
+    fn view(
+        &mut self,
+        target: &Target,
+        frontmatter: Option<&Frontmatter>,
+    ) -> Result<CatalogView, String> {
         let host = self.host_for(&target.path)?;
-        let Some(frontmatter) = &analysis.document.frontmatter else {
+        let Some(frontmatter) = frontmatter else {
             return Ok(CatalogView::default());
         };
         let cancel = CancellationToken::new();
@@ -190,13 +196,13 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             FileOutcome::Skipped
         };
     }
-    let Some((analysis, model, text)) = analyse(text) else {
+    let Some((checked, text)) = analyse(text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
             reason: crate::problem::INTERNAL_ERROR.to_owned(),
         });
     };
-    let view = match preparer.view(target, &analysis) {
+    let view = match preparer.view(target, checked.frontmatter.as_ref()) {
         Ok(view) => view,
         Err(reason) => {
             return FileOutcome::Failed(PathError {
@@ -205,10 +211,18 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             })
         }
     };
-    let found = promptforge_analysis::diagnostics(&text, &analysis, &model, &view);
-    let problems = problems(&target.display, &text, &analysis, found);
+    let found =
+        promptforge_analysis::diagnostics_of(&text, checked.parsed(), &checked.model, &view);
+    let frontmatter = checked.frontmatter.as_ref();
+    let problems = problems(
+        &target.display,
+        &text,
+        frontmatter,
+        &checked.line_index,
+        found,
+    );
     let text_len = text.len();
-    drop_analysis((model, analysis, text), text_len);
+    drop_analysis((checked, text), text_len);
     FileOutcome::Checked(problems)
 }
 
@@ -223,14 +237,62 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
     }
 }
 
+/// What `check` keeps of a prompt's analysis: all that its diagnostics and
+/// their rendering read, without the section tree.
+struct Checked {
+    diagnostics: Vec<Diagnostic>,
+    frontmatter: Option<Frontmatter>,
+    lua_blocks: Vec<LuaBlock>,
+    line_index: LineIndex,
+    model: Model,
+}
+
+impl Checked {
+    fn parsed(&self) -> Parsed<'_> {
+        Parsed {
+            diagnostics: &self.diagnostics,
+            frontmatter: self.frontmatter.as_ref(),
+            lua_blocks: &self.lua_blocks,
+        }
+    }
+}
+
 /// The analysis and the semantic model of one prompt's text, and the text
 /// (moved through the parse, not copied); None if the parser panicked (a bug,
-/// reported as such instead of aborting the whole check).
-fn analyse(text: String) -> Option<(Analysis, Model, String)> {
+/// reported as such instead of aborting the whole check). The section tree is
+/// freed once the sections index is built from it, before the Lua facts are
+/// read: nothing after reads it, and on a 10 MiB prompt it weighs 11 MiB.
+fn analyse(text: String) -> Option<(Checked, String)> {
     panic::catch_unwind(AssertUnwindSafe(|| {
         let (analysis, text) = parse_owned(text);
-        let model = Model::build(&text, &analysis.document, &FactsCache::default());
-        (analysis, model, text)
+        let Analysis {
+            document,
+            diagnostics,
+            line_index,
+        } = analysis;
+        let sections = Sections::new(&document);
+        let Document {
+            frontmatter,
+            lua_blocks,
+            sections: tree,
+            ..
+        } = document;
+        drop_analysis(tree, text.len());
+        let mut checked = Checked {
+            diagnostics,
+            frontmatter,
+            lua_blocks,
+            line_index,
+            model: Model::default(),
+        };
+        checked.model = Model::from_index(
+            &text,
+            sections,
+            checked.parsed(),
+            &FactsCache::default(),
+            &|| false,
+        );
+        (checked, text)
     }))
     .ok()
 }
@@ -242,10 +304,10 @@ fn analyse(text: String) -> Option<(Analysis, Model, String)> {
 pub fn problems(
     path: &str,
     text: &str,
-    analysis: &Analysis,
+    frontmatter: Option<&Frontmatter>,
+    index: &LineIndex,
     found: Vec<Diagnostic>,
 ) -> Vec<Problem> {
-    let index = &analysis.line_index;
     let located = |d: &Diagnostic| matches!(d.code, Code::UndeclaredPlugin { .. });
     let grouped: Vec<&Diagnostic> = found
         .iter()
@@ -253,7 +315,7 @@ pub fn problems(
         .collect();
     // The notice stands where the first refusing diagnostic is, once.
     let first_refusing = found.iter().position(|d| d.code.refuses_requirements());
-    let mut notice = requirements::refusal(&analysis.document, &found)
+    let mut notice = requirements::refusal(frontmatter, &found)
         .map(|error| Problem::refusal(path, text, index, &error, &grouped));
     let mut out = Vec::with_capacity(found.len());
     for (at, diag) in found.into_iter().enumerate() {

@@ -221,7 +221,7 @@ pub async fn prepare(
         });
     }
     let problems = requirements::evaluate(frontmatter, &view);
-    if let Some(refusal) = requirements::refusal(document, &problems) {
+    if let Some(refusal) = requirements::refusal(document.frontmatter.as_ref(), &problems) {
         return Err(refusal);
     }
 

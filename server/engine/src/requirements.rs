@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use promptforge_syntax::{Code, Diagnostic, Document, Frontmatter};
+use promptforge_syntax::{Code, Diagnostic, Frontmatter};
 
 pub use promptforge_analysis::requirements::{
     declared_ids, evaluate, nearest, CatalogView, LabelBinding, PluginState, PluginView, ToolInfo,
@@ -70,11 +70,10 @@ pub fn bind_labels(view: &mut CatalogView, host: &Host, frontmatter: &Frontmatte
 /// The RequirementsUnmet refusal of the problems that refuse the run, if any: the
 /// missing Plugins in declaration order (those named only by slots after them),
 /// each once, then the conflicts.
-pub fn refusal(document: &Document, problems: &[Diagnostic]) -> Option<RunError> {
+pub fn refusal(frontmatter: Option<&Frontmatter>, problems: &[Diagnostic]) -> Option<RunError> {
     let mut declared: HashMap<&str, usize> = HashMap::new();
-    let ids = document
-        .frontmatter
-        .iter()
+    let ids = frontmatter
+        .into_iter()
         .flat_map(|f| f.plugins.iter().map(|p| p.id.value.as_str()));
     for (index, id) in ids.enumerate() {
         declared.entry(id).or_insert(index);

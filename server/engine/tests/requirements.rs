@@ -60,7 +60,7 @@ fn a_slot_whose_plugin_contributed_no_tools_is_refused_at_its_value() {
     assert_eq!(at(&text, &found[0].range), "acme/empty/x");
     assert_eq!(at(&text, &found[0].related[0].range), "acme/empty");
     assert_eq!(found[0].related[0].message, messages::RELATED_NO_TOOLS);
-    let notice = refusal(&document, &found).expect("refused");
+    let notice = refusal(document.frontmatter.as_ref(), &found).expect("refused");
     assert_eq!(
         notice.message,
         "the environment cannot satisfy this prompt:\n- missing required Plugin: acme/empty"
@@ -127,7 +127,7 @@ fn with_a_conflict_only_unregistered_plugins_and_the_conflict_are_reported() {
     assert_eq!(at(&text, &found[0].range), "acme/b");
     // The notice: missing Plugins first, then the conflicts.
     assert_eq!(
-        refusal(&document, &found).expect("refused").message,
+        refusal(document.frontmatter.as_ref(), &found).expect("refused").message,
         "the environment cannot satisfy this prompt:\n- missing required Plugin: acme/none\n- conflicting Plugins: acme/a and acme/b cannot be activated together; declare one or the other"
     );
 }
@@ -184,7 +184,7 @@ fn a_slot_whose_plugin_is_not_declared_says_so_at_the_slot_and_the_notice_lists_
     assert_eq!(found[0].severity, Severity::Error);
     // The run's notice is the Tools chapter's, byte for byte.
     assert_eq!(
-        refusal(&document, &found).expect("refused").message,
+        refusal(document.frontmatter.as_ref(), &found).expect("refused").message,
         "the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web\n- missing required Plugin: acme/other"
     );
 }

@@ -91,39 +91,94 @@ pub fn analyze(
     check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BodyModel {
+    let shape = Shape::of(items.iter());
+    analyze_items(ctx, &shape, items.iter().cloned(), check_lua, diagnostics)
+}
+
+/// [`analyze`] of items read in runs (a large text's windows), each run freed
+/// as soon as the tree has taken its items: the items of a 10 MiB prompt weigh
+/// 12 MiB, as much as the tree built from them.
+pub fn analyze_runs(
+    ctx: &BodyContext<'_>,
+    runs: Vec<Vec<Item>>,
+    check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> BodyModel {
+    let shape = Shape::of(runs.iter().flatten());
+    analyze_items(
+        ctx,
+        &shape,
+        runs.into_iter().flatten(),
+        check_lua,
+        diagnostics,
+    )
+}
+
+/// What the tree is sized from, and where the H1 is, read before it is built.
+struct Shape {
+    /// Headings of levels 2 to 6.
+    headings: usize,
+    h2s: usize,
+    fences: usize,
+    /// The index of the first H1 among the items.
+    first_h1: Option<usize>,
+    /// Where the first item starts.
+    first_start: Option<usize>,
+}
+
+impl Shape {
+    fn of<'i>(items: impl Iterator<Item = &'i Item>) -> Self {
+        let mut shape = Shape {
+            headings: 0,
+            h2s: 0,
+            fences: 0,
+            first_h1: None,
+            first_start: None,
+        };
+        for (index, item) in items.enumerate() {
+            shape.first_start.get_or_insert(item.start());
+            match item {
+                Item::Heading(h) if h.level == 1 => {
+                    shape.first_h1.get_or_insert(index);
+                }
+                Item::Heading(h) => {
+                    shape.headings += 1;
+                    shape.h2s += usize::from(h.level == 2);
+                }
+                Item::Fence { .. } => shape.fences += 1,
+                Item::Break(_) | Item::Paragraph(_) => {}
+            }
+        }
+        shape
+    }
+}
+
+fn analyze_items(
+    ctx: &BodyContext<'_>,
+    shape: &Shape,
+    items: impl Iterator<Item = Item>,
+    check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> BodyModel {
     // Sized once: a 10 MiB prompt has tens of thousands of sections, and a vector
     // that doubles holds the old and the new copy at once. Sections go straight
     // into the tree as they close, with no flat copy of them all.
-    let count = |level: &dyn Fn(u8) -> bool| {
-        items
-            .iter()
-            .filter(|i| matches!(i, Item::Heading(h) if level(h.level)))
-            .count()
-    };
-    let headings = count(&|level| level > 1);
-    let fences = items
-        .iter()
-        .filter(|i| matches!(i, Item::Fence { .. }))
-        .count();
     let mut model = BodyModel::default();
-    model.lua_blocks.reserve(fences);
-    model.sections.reserve(count(&|level| level == 2));
+    model.lua_blocks.reserve(shape.fences);
+    model.sections.reserve(shape.h2s);
     let mut builder = Builder {
         ctx,
         model,
         opened: 0,
         stack: Vec::new(),
-        seen: HashMap::with_capacity_and_hasher(headings, Default::default()),
+        seen: HashMap::with_capacity_and_hasher(shape.headings, Default::default()),
         current: Current::H1,
         state: BodyState::default(),
         diagnostics,
     };
-    let first_h1 = items
-        .iter()
-        .position(|i| matches!(i, Item::Heading(h) if h.level == 1));
-    builder.check_h1_placement(items, first_h1);
-    for (index, item) in items.iter().enumerate() {
-        builder.read(item.clone(), Some(index) == first_h1, check_lua);
+    builder.check_h1_placement(shape);
+    for (index, item) in items.enumerate() {
+        builder.read(item, Some(index) == shape.first_h1, check_lua);
     }
     builder.finish()
 }
@@ -155,12 +210,11 @@ impl Builder<'_, '_> {
         self.diagnostics.push(Diagnostic::new(code, range));
     }
 
-    /// One error when something comes before the H1 (`first_h1` is its item index),
-    /// or when there is no H1.
-    fn check_h1_placement(&mut self, items: &[Item], first_h1: Option<usize>) {
-        if let Some(index) = first_h1 {
-            if let Some(first) = items.first().filter(|_| index > 0) {
-                self.structure_error(Code::OneH1, first.start());
+    /// One error when something comes before the H1, or when there is no H1.
+    fn check_h1_placement(&mut self, shape: &Shape) {
+        if let Some(index) = shape.first_h1 {
+            if let Some(start) = shape.first_start.filter(|_| index > 0) {
+                self.structure_error(Code::OneH1, start);
             }
             return;
         }

@@ -149,8 +149,8 @@ pub fn frontmatter_of(root: Node<'_>) -> Option<FrontmatterNode> {
 pub(crate) struct Outline {
     /// Where the frontmatter is.
     pub frontmatter: FrontmatterNode,
-    /// The body's items, in order.
-    pub items: Vec<Item>,
+    /// The body's items, in order, in runs: one per window read, or one.
+    pub items: Vec<Vec<Item>>,
     /// The compile errors of the Lua blocks already compiled.
     pub failed: CompiledBlocks,
     /// True when every executable block was compiled (and only the failures are

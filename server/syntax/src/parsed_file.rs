@@ -323,7 +323,7 @@ impl ParsedFile {
             };
             Some(Outline {
                 frontmatter,
-                items,
+                items: vec![items],
                 failed: CompiledBlocks::default(),
                 all_compiled: false,
             })
@@ -337,10 +337,13 @@ impl ParsedFile {
             let same_frontmatter = (self.analysis.document.frontmatter.as_ref())
                 .is_some_and(|f| f.range.end == read.frontmatter.range.end);
             let old = &self.analysis.document.lua_blocks;
-            let found = block_edit::find(&self.items, &read.items, old, edit, single_line)
+            // Read from one tree, the items are one run.
+            let items = read.items.first().map_or(&[][..], Vec::as_slice);
+            let found = block_edit::find(&self.items, items, old, edit, single_line)
                 .filter(|_| same_frontmatter);
             if let Some(found) = found {
-                let items = outline.map(|o| o.items).unwrap_or_default();
+                let items = outline.and_then(|o| o.items.into_iter().next());
+                let items = items.unwrap_or_default();
                 self.shift(&text, line_index, items, found);
                 self.last_block_edit = Some(found);
                 return;
@@ -412,9 +415,19 @@ impl ParsedFile {
                     }
                     result
                 };
-                let model = body::analyze(&ctx, &items, &mut check, &mut diagnostics);
+                // A file that is edited later keeps its items, to compare the
+                // next version's with; one analysed once frees each run of
+                // them as soon as it is read.
+                let model = if keep_results {
+                    let items: Vec<Item> = items.into_iter().flatten().collect();
+                    let model = body::analyze(&ctx, &items, &mut check, &mut diagnostics);
+                    self.items = items;
+                    model
+                } else {
+                    self.items = Vec::new();
+                    body::analyze_runs(&ctx, items, &mut check, &mut diagnostics)
+                };
                 self.lua_cache = used;
-                self.items = items;
                 document.title = model.title;
                 document.h1_body = model.h1_body;
                 document.sections = model.sections;

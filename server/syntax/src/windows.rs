@@ -76,10 +76,11 @@ pub(crate) fn read(
         return None;
     }
     let frontmatter = reads.first()?.frontmatter.clone()?;
-    let mut items = Vec::with_capacity(reads.iter().map(|r| r.items.len()).sum());
+    // Each window's items stay a run of their own: no copy of them all at once.
+    let mut items = Vec::with_capacity(reads.len());
     let mut failed = CompiledBlocks::default();
     for read in reads {
-        items.extend(read.items);
+        items.push(read.items);
         failed.extend(read.failed);
     }
     Some(Outline {
@@ -130,6 +131,9 @@ fn read_window(
             let holds =
                 matches!(items.get(kept), Some(Item::Heading(h)) if h.line_range.start == next);
             items.truncate(kept);
+            // The run is kept until the tree is built: without the items read
+            // past the window's end.
+            items.shrink_to_fit();
             holds
         }
     };
@@ -341,7 +345,8 @@ mod tests {
         let outline = read(&text, &line_index, &FailsOnBad, 200).expect("every cut holds");
         let (frontmatter, items) = one_tree(&text, &line_index);
         assert_eq!(outline.frontmatter, frontmatter);
-        assert_eq!(outline.items, items);
+        assert!(outline.items.len() > 10, "a run per window");
+        assert_eq!(outline.items.concat(), items);
         assert!(outline.all_compiled);
         let failed: Vec<_> = outline
             .failed
@@ -390,7 +395,7 @@ mod tests {
             .iter()
             .all(|w| text[w.start..].starts_with("## ")));
         let outline = read(&text, &line_index, &FailsOnBad, 100).expect("every cut holds");
-        assert_eq!(outline.items, one_tree(&text, &line_index).1);
+        assert_eq!(outline.items.concat(), one_tree(&text, &line_index).1);
     }
 
     #[test]
