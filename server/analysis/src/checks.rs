@@ -316,12 +316,13 @@ fn target(sections: &Sections, caller: Caller, lit: &StringLit, problems: &mut V
     if sections.resolve(caller, &lit.value).is_some() {
         return;
     }
-    let visible = sections.visible_targets(caller);
+    let (visible, more) = sections.visible_targets_shown(caller, messages::SECTIONS_SHOWN);
     problems.push(Diagnostic::new(
         Code::InvisibleTarget {
             target: lit.value.clone(),
             caller: sections.caller_name(caller),
             visible,
+            more: u32::try_from(more).unwrap_or(u32::MAX),
         },
         lit.range.clone(),
     ));

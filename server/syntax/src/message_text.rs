@@ -67,7 +67,8 @@ impl Code {
                 target,
                 caller,
                 visible,
-            } => messages::section_not_visible(target, caller, visible),
+                more,
+            } => messages::section_not_visible(target, caller, visible, *more as usize),
             Code::UndeclaredModelLabel { label, declared } => {
                 messages::undeclared_label(label, declared)
             }

@@ -13,8 +13,23 @@ pub const NOT_A_PROMPT: &str = "not a PromptForge prompt: the frontmatter has no
 
 /// A list in a message: `[a, b, c]`, no quotes, `[]` when empty (`language.md` §1.5).
 pub fn list<S: AsRef<str>>(items: &[S]) -> String {
+    list_and_more(items, 0)
+}
+
+/// The most sections a message names as visible: a prompt of thousands of
+/// sections with a wrong target in each block would otherwise write every
+/// heading into every one of those messages (a 400 KiB prompt made 76 MB of
+/// `check` output and took 1 GiB; a 3 MiB one exhausted the machine).
+pub const SECTIONS_SHOWN: usize = 50;
+
+/// A list in a message of `items` and `more` others left out: `[a, b, c]`, or
+/// `[a, b, c, and 12 more]`.
+pub fn list_and_more<S: AsRef<str>>(items: &[S], more: usize) -> String {
     let inner: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
-    format!("[{}]", inner.join(", "))
+    match more {
+        0 => format!("[{}]", inner.join(", ")),
+        more => format!("[{}, and {more} more]", inner.join(", ")),
+    }
 }
 
 /// One line of the notice for a missing required Plugin.
@@ -44,10 +59,12 @@ pub fn skipped_optional_plugin(id: &str, reason: &str) -> String {
 }
 
 /// A jump, call or fanout target that is not visible.
-pub fn section_not_visible(target: &str, caller: &str, visible: &[String]) -> String {
+/// `visible` are the first of the sections visible from the caller, `more` the
+/// others ([`SECTIONS_SHOWN`]).
+pub fn section_not_visible(target: &str, caller: &str, visible: &[String], more: usize) -> String {
     format!(
         "no section \"{target}\" is visible from \"{caller}\"; visible: {}",
-        list(visible)
+        list_and_more(visible, more)
     )
 }
 

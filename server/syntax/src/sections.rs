@@ -321,13 +321,46 @@ impl Sections {
     /// The section `target` names from `caller`, or the §3.2 message
     /// (`no section "{target}" is visible from "{caller}"; visible: [...]`).
     pub fn resolve_or_message(&self, caller: Caller, target: &str) -> Result<usize, String> {
-        self.resolve(caller, target).ok_or_else(|| {
-            messages::section_not_visible(
-                target,
-                &self.caller_name(caller),
-                &self.visible_targets(caller),
-            )
-        })
+        self.resolve(caller, target)
+            .ok_or_else(|| self.not_visible_message(caller, target))
+    }
+
+    /// The §3.2 message for a target not visible from `caller`.
+    pub fn not_visible_message(&self, caller: Caller, target: &str) -> String {
+        let (visible, more) = self.visible_targets_shown(caller, messages::SECTIONS_SHOWN);
+        messages::section_not_visible(target, &self.caller_name(caller), &visible, more)
+    }
+
+    /// The target strings of the first `limit` sections visible from `caller`,
+    /// in document order, and how many more are visible; in time of `limit`,
+    /// not of the sections visible.
+    pub fn visible_targets_shown(&self, caller: Caller, limit: usize) -> (Vec<String>, usize) {
+        let (siblings, own): (&[u32], &[u32]) = match caller {
+            Caller::Shared => (&[], &[]),
+            Caller::H1 => (&self.top, &[]),
+            Caller::Section(me) => {
+                let siblings = match self.all.get(me).and_then(|s| s.parent) {
+                    Some(p) => self.children_of(p),
+                    None => &self.top,
+                };
+                (siblings, self.children_of(me))
+            }
+        };
+        // Both lists are in document order: merged, their first `limit`.
+        let (mut a, mut b) = (siblings.iter().peekable(), own.iter().peekable());
+        let mut shown = Vec::with_capacity(limit.min(siblings.len() + own.len()));
+        while shown.len() < limit {
+            let next = match (a.peek(), b.peek()) {
+                (Some(&&x), Some(&&y)) if x <= y => a.next(),
+                (Some(_), Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, _) => b.next(),
+            };
+            let Some(&index) = next else { break };
+            shown.extend(self.get(index as usize).map(|s| s.heading.target()));
+        }
+        let more = (siblings.len() + own.len()).saturating_sub(shown.len());
+        (shown, more)
     }
 
     /// The target strings of the sections visible from `caller`, in document order.

@@ -4,8 +4,6 @@
 
 use promptforge_syntax::{Document, Section, Sections};
 
-use crate::messages;
-
 /// A section's place: the indices from the top-level sections down; empty is the H1.
 pub type SectionPath = Vec<usize>;
 
@@ -56,13 +54,9 @@ pub fn resolve(sections: &Sections, caller: &[usize], target: &str) -> Result<Lo
     let index = sections.resolve_or_message(caller, target)?;
     // A section's path is never empty (the H1 has no entry).
     let path = sections.path(index);
-    let (index, parent) = path.split_last().ok_or_else(|| {
-        messages::section_not_visible(
-            target,
-            &sections.caller_name(caller),
-            &sections.visible_targets(caller),
-        )
-    })?;
+    let (index, parent) = path
+        .split_last()
+        .ok_or_else(|| sections.not_visible_message(caller, target))?;
     Ok(Located {
         parent: parent.to_vec(),
         index: *index,

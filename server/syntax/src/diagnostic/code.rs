@@ -139,7 +139,10 @@ pub enum Code {
     InvisibleTarget {
         target: String,
         caller: String,
+        /// The first [`crate::messages::SECTIONS_SHOWN`] sections visible from the caller.
         visible: Vec<String>,
+        /// How many more are visible (four bytes: the code stays 80 bytes).
+        more: u32,
     },
     /// A label given to `models.use`/`get`/`default` that is not declared.
     UndeclaredModelLabel {
@@ -445,6 +448,7 @@ mod tests {
                 target: s(),
                 caller: s(),
                 visible: vec![],
+                more: 0,
             },
             Code::UndeclaredModelLabel {
                 label: s(),
