@@ -56,7 +56,7 @@ pub fn same_registrations(a: &LuaFacts, b: &LuaFacts) -> bool {
 }
 
 /// What every block's checks read: the declarations and the local tools.
-struct Context<'a> {
+pub(crate) struct Context<'a> {
     parsed: Parsed<'a>,
     sections: &'a Sections,
     frontmatter: Option<&'a Frontmatter>,
@@ -67,6 +67,15 @@ struct Context<'a> {
 
 impl<'a> Context<'a> {
     fn new(parsed: Parsed<'a>, sections: &'a Sections, facts: &'a [Arc<LuaFacts>]) -> Self {
+        Self::with_locals(parsed, sections, LocalTools::new(sections, facts))
+    }
+
+    /// The context of blocks whose local tools are `locals`.
+    pub(crate) fn with_locals(
+        parsed: Parsed<'a>,
+        sections: &'a Sections,
+        locals: LocalTools<'a>,
+    ) -> Self {
         // Without a readable frontmatter (none, or YAML that did not parse) every alias and
         // label would look undeclared: those checks wait for it.
         let frontmatter = parsed.frontmatter.filter(|f| !f.keys.is_empty());
@@ -85,7 +94,6 @@ impl<'a> Context<'a> {
                 .map(|f| f.models.iter().map(|m| m.label.value.clone()).collect())
                 .unwrap_or_default(),
         };
-        let locals = LocalTools::new(sections, facts);
         Context {
             parsed,
             sections,
@@ -96,7 +104,12 @@ impl<'a> Context<'a> {
     }
 
     /// Appends the problems of the block with this index.
-    fn check_block(&self, index: usize, block: &LuaFacts, problems: &mut Vec<Diagnostic>) {
+    pub(crate) fn check_block(
+        &self,
+        index: usize,
+        block: &LuaFacts,
+        problems: &mut Vec<Diagnostic>,
+    ) {
         let (declarations, locals, sections) = (&self.declarations, &self.locals, self.sections);
         let frontmatter = self.frontmatter;
         let block_problems = problems.len();

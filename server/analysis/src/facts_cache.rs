@@ -168,7 +168,7 @@ const PARALLEL_FROM: usize = 64;
 /// Reads the facts of `blocks[i]` for each `i` of `indices`, in order, stopping
 /// at the first block `abandoned` finds unwanted (the result is then shorter).
 /// Many blocks are shared out in contiguous runs among the machine's cores.
-fn read_blocks(
+pub(crate) fn read_blocks(
     text: &str,
     blocks: &[LuaBlock],
     indices: &[usize],

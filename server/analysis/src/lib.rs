@@ -17,6 +17,7 @@ pub mod lua_facts;
 pub mod read_budget;
 pub mod requirements;
 pub mod source_files;
+pub mod streamed_diagnostics;
 pub mod symbols;
 pub mod test_file;
 pub mod tool_parameters;
@@ -217,20 +218,35 @@ pub fn diagnostics_of(
     model: &Model,
     view: &CatalogView,
 ) -> Vec<Diagnostic> {
+    let unread = parsed.lua_blocks.iter().zip(&model.blocks);
+    let unread = unread.filter_map(|(block, facts)| Some((block, facts.unread?)));
+    let unbound = (parsed.frontmatter)
+        .map(|frontmatter| unbound::check(frontmatter, model, view))
+        .unwrap_or_default();
+    assemble(text, parsed, model.problems.clone(), unread, unbound, view)
+}
+
+/// The diagnostics in the order the front ends show them: the parse's, the
+/// static checks' `problems` (their bound aliases narrowed to the catalog's),
+/// the blocks not read (`unread`), the requirements, then the Lua uses of
+/// unbound slots (`unbound`); each with the fixes that apply.
+pub(crate) fn assemble<'b>(
+    text: &str,
+    parsed: Parsed<'_>,
+    mut problems: Vec<Diagnostic>,
+    unread: impl IntoIterator<Item = (&'b LuaBlock, read_budget::Unread)>,
+    unbound: Vec<Diagnostic>,
+    view: &CatalogView,
+) -> Vec<Diagnostic> {
     let mut out = parsed.diagnostics.to_vec();
-    let mut problems = model.problems.clone();
     if let Some(frontmatter) = parsed.frontmatter {
         unbound::narrow_bound(&mut problems, frontmatter, view);
     }
     out.extend(problems);
-    let unread = parsed.lua_blocks.iter().zip(&model.blocks);
-    out.extend(read_budget::diagnostics(
-        text,
-        unread.filter_map(|(block, facts)| Some((block, facts.unread?))),
-    ));
+    out.extend(read_budget::diagnostics(text, unread));
     if let Some(frontmatter) = parsed.frontmatter {
         out.extend(requirements::evaluate(frontmatter, view));
-        out.extend(unbound::check(frontmatter, model, view));
+        out.extend(unbound);
     }
     for diagnostic in &mut out {
         diagnostic.fixes = fixes::fixes(text, parsed.frontmatter, diagnostic);

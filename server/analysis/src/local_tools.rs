@@ -50,7 +50,7 @@ impl<'a> LocalTools<'a> {
     }
 
     /// From each registration's caller and literal alias (None: any alias).
-    fn from_registrations(all: impl Iterator<Item = (Caller, Option<&'a str>)>) -> Self {
+    pub(crate) fn from_registrations(all: impl Iterator<Item = (Caller, Option<&'a str>)>) -> Self {
         let mut tools = LocalTools::default();
         for (caller, alias) in all {
             match alias {

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use promptforge_syntax::Document;
 
-use crate::lua_facts::{in_file, Arg, StringLit};
+use crate::lua_facts::{in_file, Arg, LuaFacts, StringLit};
 use crate::Model;
 use promptforge_syntax::sections::Caller;
 
@@ -83,28 +83,39 @@ pub fn literal_uses(model: &Model) -> Vec<LiteralUse<'_>> {
     let mut uses = Vec::new();
     for (index, (facts, code_start)) in model.blocks_in_file().enumerate() {
         let caller = model.sections.caller_of_block(index);
-        for call in &facts.calls {
-            let callee = call.callee.as_str();
-            match call.args.first() {
-                Some(Arg::Str(literal)) => uses.push(LiteralUse {
+        block_literal_uses(facts, caller, code_start, &mut uses);
+    }
+    uses
+}
+
+/// Appends the literal uses of one block, `facts`, run by `caller`, whose
+/// code starts at byte `code_start`, in source order.
+pub fn block_literal_uses<'a>(
+    facts: &'a LuaFacts,
+    caller: Caller,
+    code_start: usize,
+    uses: &mut Vec<LiteralUse<'a>>,
+) {
+    for call in &facts.calls {
+        let callee = call.callee.as_str();
+        match call.args.first() {
+            Some(Arg::Str(literal)) => uses.push(LiteralUse {
+                callee,
+                literal,
+                caller,
+                code_start,
+            }),
+            Some(Arg::Table { strings, .. }) if callee == "tools.add" => {
+                uses.extend(strings.iter().map(|literal| LiteralUse {
                     callee,
                     literal,
                     caller,
                     code_start,
-                }),
-                Some(Arg::Table { strings, .. }) if callee == "tools.add" => {
-                    uses.extend(strings.iter().map(|literal| LiteralUse {
-                        callee,
-                        literal,
-                        caller,
-                        code_start,
-                    }));
-                }
-                _ => {}
+                }));
             }
+            _ => {}
         }
     }
-    uses
 }
 
 /// The symbol at `offset`, with the range of the name there.

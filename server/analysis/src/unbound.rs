@@ -6,7 +6,7 @@
 use crate::requirements::{CatalogView, PluginState};
 use promptforge_syntax::{Code, Diagnostic, Frontmatter, ScopeFunction};
 
-use crate::symbols::literal_uses;
+use crate::symbols::{literal_uses, LiteralUse};
 use crate::Model;
 
 /// The aliases of the slots that stay unbound although their Plugin activated.
@@ -66,20 +66,49 @@ pub fn narrow_bound(problems: &mut [Diagnostic], frontmatter: &Frontmatter, view
 
 /// `tools.add`/`tools.always`/`tools.call` naming a slot that stays unbound.
 pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Vec<Diagnostic> {
-    if frontmatter.keys.is_empty() {
-        return Vec::new();
+    let mut found = Vec::new();
+    if let Some(slots) = UnboundSlots::of(frontmatter, view) {
+        slots.check(literal_uses(model), &mut found);
     }
-    let unbound = unbound_slots(frontmatter, view);
-    if unbound.is_empty() {
-        return Vec::new();
+    found
+}
+
+/// The slots that stay unbound although their Plugin activated, and what a
+/// problem naming one says: what [`check`] finds, block by block.
+pub struct UnboundSlots<'a> {
+    unbound: Vec<&'a str>,
+    bound: Vec<String>,
+    /// The bound aliases are known once no declared Plugin is still activating.
+    settled: bool,
+}
+
+impl<'a> UnboundSlots<'a> {
+    /// None when no slot stays unbound (or the frontmatter is unreadable).
+    pub fn of(frontmatter: &'a Frontmatter, view: &CatalogView) -> Option<Self> {
+        if frontmatter.keys.is_empty() {
+            return None;
+        }
+        let unbound = unbound_slots(frontmatter, view);
+        if unbound.is_empty() {
+            return None;
+        }
+        Some(UnboundSlots {
+            bound: bound_aliases(frontmatter, &unbound),
+            unbound,
+            settled: view.settled(),
+        })
     }
-    // The bound aliases are known once no declared Plugin is still activating.
-    let settled = view.settled();
-    let bound = bound_aliases(frontmatter, &unbound);
-    literal_uses(model)
-        .into_iter()
-        .filter(|used| unbound.contains(&used.literal.value.as_str()))
-        .filter_map(|used| {
+
+    /// Appends the problems of these literal uses, in their order.
+    pub fn check<'u>(
+        &self,
+        uses: impl IntoIterator<Item = LiteralUse<'u>>,
+        found: &mut Vec<Diagnostic>,
+    ) {
+        for used in uses {
+            if !self.unbound.contains(&used.literal.value.as_str()) {
+                continue;
+            }
             let alias = used.literal.value.clone();
             let code = match used.callee {
                 "tools.add" => Code::UnboundToolSlot {
@@ -90,15 +119,15 @@ pub fn check(frontmatter: &Frontmatter, model: &Model, view: &CatalogView) -> Ve
                     function: ScopeFunction::Always,
                     alias,
                 },
-                "tools.call" if settled => Code::UnboundTool {
+                "tools.call" if self.settled => Code::UnboundTool {
                     name: alias,
-                    bound: bound.clone(),
+                    bound: self.bound.clone(),
                 },
-                _ => return None,
+                _ => continue,
             };
-            Some(Diagnostic::new(code, used.range()))
-        })
-        .collect()
+            found.push(Diagnostic::new(code, used.range()));
+        }
+    }
 }
 
 #[cfg(test)]

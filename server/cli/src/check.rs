@@ -2,8 +2,9 @@
 //!
 //! Each prompt is judged against the Host of its own folder (`host.md` §1's
 //! discovery), as `run` would prepare it: its declared Plugins activate and its
-//! model labels bind. The diagnostics are the semantic layer's
-//! ([`promptforge_analysis::diagnostics`]), the same the editor places on ranges;
+//! model labels bind. The diagnostics are the semantic layer's, the same the
+//! editor places on ranges ([`promptforge_analysis::diagnostics`]), made with the
+//! Lua facts read in batches ([`promptforge_analysis::streamed_diagnostics`]);
 //! the problems that refuse the run at prepare print as the run's RequirementsUnmet
 //! notice. Prompt test files (`*.test.yaml`) are checked too: their own problems
 //! ([`crate::test::load`]), in path order with the prompts. Errors exit 1; warnings
@@ -15,7 +16,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use promptforge_analysis::{FactsCache, Model, Parsed, Sections};
+use promptforge_analysis::{streamed_diagnostics, Parsed, Sections};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
@@ -211,8 +212,15 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             })
         }
     };
-    let found =
-        promptforge_analysis::diagnostics_of(&text, checked.parsed(), &checked.model, &view);
+    let found = panic::catch_unwind(AssertUnwindSafe(|| {
+        streamed_diagnostics::diagnostics(&text, checked.parsed(), &checked.sections, &view)
+    }));
+    let Ok(found) = found else {
+        return FileOutcome::Failed(PathError {
+            path: target.display.clone(),
+            reason: crate::problem::INTERNAL_ERROR.to_owned(),
+        });
+    };
     let frontmatter = checked.frontmatter.as_ref();
     let problems = problems(
         &target.display,
@@ -238,13 +246,14 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
 }
 
 /// What `check` keeps of a prompt's analysis: all that its diagnostics and
-/// their rendering read, without the section tree.
+/// their rendering read, without the section tree (the sections index has
+/// what the checks read of it).
 struct Checked {
     diagnostics: Vec<Diagnostic>,
     frontmatter: Option<Frontmatter>,
     lua_blocks: Vec<LuaBlock>,
     line_index: LineIndex,
-    model: Model,
+    sections: Sections,
 }
 
 impl Checked {
@@ -257,11 +266,13 @@ impl Checked {
     }
 }
 
-/// The analysis and the semantic model of one prompt's text, and the text
+/// The analysis and the sections index of one prompt's text, and the text
 /// (moved through the parse, not copied); None if the parser panicked (a bug,
 /// reported as such instead of aborting the whole check). The section tree is
 /// freed once the sections index is built from it, before the Lua facts are
-/// read: nothing after reads it, and on a 10 MiB prompt it weighs 11 MiB.
+/// read: nothing after reads it, and on a 10 MiB prompt it weighs 11 MiB. The
+/// facts are read in batches, each dropped once its blocks are checked
+/// ([`streamed_diagnostics`]): nothing else reads them.
 fn analyse(text: String) -> Option<(Checked, String)> {
     panic::catch_unwind(AssertUnwindSafe(|| {
         let (analysis, text) = parse_owned(text);
@@ -278,20 +289,13 @@ fn analyse(text: String) -> Option<(Checked, String)> {
             ..
         } = document;
         drop_analysis(tree, text.len());
-        let mut checked = Checked {
+        let checked = Checked {
             diagnostics,
             frontmatter,
             lua_blocks,
             line_index,
-            model: Model::default(),
-        };
-        checked.model = Model::from_index(
-            &text,
             sections,
-            checked.parsed(),
-            &FactsCache::default(),
-            &|| false,
-        );
+        };
         (checked, text)
     }))
     .ok()
