@@ -1,11 +1,11 @@
 //! The body's structure (`language.md` §1.4): the one H1, the section tree,
 //! executable blocks, off-walk and comment markers, and their errors.
 
-use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::document::{Body, Heading, LuaBlock, Section};
+use crate::duplicate_sections::SeenHeadings;
 use crate::items::Item;
 use crate::line_index::LineIndex;
 use crate::lua::LuaSyntaxError;
@@ -171,7 +171,7 @@ fn analyze_items(
         model,
         opened: 0,
         stack: Vec::new(),
-        seen: HashMap::with_capacity_and_hasher(shape.headings, Default::default()),
+        seen: SeenHeadings::with_capacity(shape.headings),
         current: Current::H1,
         state: BodyState::default(),
         diagnostics,
@@ -190,10 +190,9 @@ struct Builder<'a, 'd> {
     opened: usize,
     /// The open sections, shallowest first.
     stack: Vec<OpenSection>,
-    /// The 0-based line of each section seen, by its parent's number, level and
-    /// heading text (borrowed from the file text: the heading's text is its text
-    /// range's).
-    seen: HashMap<(Option<usize>, u8, &'a str), u32>,
+    /// Each section's heading, by its parent's number, level and text: the
+    /// duplicates are found among them once every section is read.
+    seen: SeenHeadings,
     current: Current,
     state: BodyState,
     diagnostics: &'d mut Vec<Diagnostic>,
@@ -362,16 +361,7 @@ impl Builder<'_, '_> {
             };
             self.structure_error(code, start);
         }
-        let text = self.ctx.text.get(heading.text_range.clone()).unwrap_or("");
-        let key = (parent, heading.level, text);
-        if let Some(&line) = self.seen.get(&key) {
-            let code = Code::DuplicateSection {
-                heading: heading.text.to_string(),
-                line: line + 1,
-            };
-            self.structure_error(code, start);
-        }
-        self.seen.entry(key).or_insert(heading.line);
+        self.seen.push(parent, &heading);
         let number = self.opened;
         self.opened += 1;
         self.stack.push(OpenSection {
@@ -390,6 +380,15 @@ impl Builder<'_, '_> {
 
     fn finish(mut self) -> BodyModel {
         self.close_sections(self.ctx.text.len());
+        let seen = std::mem::take(&mut self.seen);
+        for duplicate in seen.duplicates(self.ctx.text) {
+            let code = Code::DuplicateSection {
+                heading: duplicate.heading,
+                line: duplicate.first_line + 1,
+            };
+            let at = self.ctx.line_index.line_start(duplicate.line);
+            self.structure_error(code, at.unwrap_or(self.ctx.text.len()));
+        }
         self.model
     }
 }

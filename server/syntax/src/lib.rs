@@ -11,6 +11,7 @@ pub mod body;
 pub mod cores;
 pub mod diagnostic;
 pub mod document;
+mod duplicate_sections;
 pub mod frontmatter;
 pub mod items;
 pub mod line_index;

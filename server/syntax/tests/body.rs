@@ -281,3 +281,46 @@ fn a_section_with_one_paragraph_and_two_blocks_holds_them_without_the_heap() {
     assert_eq!(&text[b.body.prose[2].clone()], "Three.");
     assert_eq!(b.body.blocks.as_slice(), &[2, 3, 4]);
 }
+
+#[test]
+fn duplicates_are_siblings_of_one_level_and_text_each_naming_the_first() {
+    // "# T" is line 7.
+    let text = prompt(concat!(
+        "\n# T\n\n",
+        "## A\n\n",    // 9
+        "### X\n\n",   // 11
+        "### X\n\n",   // 13: duplicate of 11
+        "## B\n\n",    // 15
+        "### X\n\n",   // 17: another parent
+        "#### X\n\n",  // 19: another level
+        "## A\n\n",    // 21: duplicate of 9
+        "#### Y\n\n",  // 23: skipped level
+        "## A\n\n",    // 25: duplicate of 9
+        "### X\n\n",   // 27: under the third A
+        "##### Y\n\n", // 29: skipped level
+        "### x\n\n",   // 31: another text
+    ));
+    assert_eq!(
+        body_errors(&text),
+        [
+            "13:1: error[Structure]: duplicate section \"X\": also at line 11",
+            "21:1: error[Structure]: duplicate section \"A\": also at line 9",
+            "23:1: error[Structure]: heading level skipped: \"Y\" is an H4 under an H2",
+            "25:1: error[Structure]: duplicate section \"A\": also at line 9",
+            "29:1: error[Structure]: heading level skipped: \"Y\" is an H5 under an H3",
+        ]
+    );
+}
+
+#[test]
+fn a_heading_both_skipped_and_duplicated_reports_the_skip_first() {
+    let text = prompt("\n# T\n\n## A\n\n#### D\n\n#### D\n");
+    assert_eq!(
+        body_errors(&text),
+        [
+            "11:1: error[Structure]: heading level skipped: \"D\" is an H4 under an H2",
+            "13:1: error[Structure]: heading level skipped: \"D\" is an H4 under an H2",
+            "13:1: error[Structure]: duplicate section \"D\": also at line 11",
+        ]
+    );
+}
