@@ -25,7 +25,9 @@ pub mod unbound;
 
 use std::sync::Arc;
 
-use promptforge_syntax::{Analysis, BlockEdit, Diagnostic, Document, Frontmatter, LuaBlock};
+use promptforge_syntax::{
+    Analysis, BlockEdit, Diagnostic, Document, Frontmatter, Indexed, LuaBlock,
+};
 use requirements::CatalogView;
 
 pub use facts_cache::FactsCache;
@@ -52,6 +54,15 @@ impl<'a> Parsed<'a> {
         Parsed {
             diagnostics: &analysis.diagnostics,
             ..Parsed::of_document(&analysis.document)
+        }
+    }
+
+    /// The parts of a prompt analysed without its section tree.
+    pub fn of_indexed(indexed: &'a Indexed) -> Self {
+        Parsed {
+            diagnostics: &indexed.diagnostics,
+            frontmatter: indexed.frontmatter.as_ref(),
+            lua_blocks: &indexed.lua_blocks,
         }
     }
 

@@ -16,14 +16,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use promptforge_analysis::{streamed_diagnostics, Parsed, Sections};
+use promptforge_analysis::{streamed_diagnostics, Parsed};
 use promptforge_engine::host::Found;
 use promptforge_engine::requirements::{self, CatalogView};
 use promptforge_engine::Host;
-use promptforge_luacheck::parse_owned;
-use promptforge_syntax::{
-    is_prompt, Analysis, Code, Diagnostic, Document, Frontmatter, LineIndex, LuaBlock, Severity,
-};
+use promptforge_luacheck::index_owned;
+use promptforge_syntax::{is_prompt, Code, Diagnostic, Frontmatter, Indexed, LineIndex, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CheckArgs, GlobalArgs};
@@ -213,7 +211,8 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
         }
     };
     let found = panic::catch_unwind(AssertUnwindSafe(|| {
-        streamed_diagnostics::diagnostics(&text, checked.parsed(), &checked.sections, &view)
+        let parsed = Parsed::of_indexed(&checked);
+        streamed_diagnostics::diagnostics(&text, parsed, &checked.sections, &view)
     }));
     let Ok(found) = found else {
         return FileOutcome::Failed(PathError {
@@ -245,60 +244,14 @@ fn check_test_file(target: &Target, text: String) -> FileOutcome {
     }
 }
 
-/// What `check` keeps of a prompt's analysis: all that its diagnostics and
-/// their rendering read, without the section tree (the sections index has
-/// what the checks read of it).
-struct Checked {
-    diagnostics: Vec<Diagnostic>,
-    frontmatter: Option<Frontmatter>,
-    lua_blocks: Vec<LuaBlock>,
-    line_index: LineIndex,
-    sections: Sections,
-}
-
-impl Checked {
-    fn parsed(&self) -> Parsed<'_> {
-        Parsed {
-            diagnostics: &self.diagnostics,
-            frontmatter: self.frontmatter.as_ref(),
-            lua_blocks: &self.lua_blocks,
-        }
-    }
-}
-
 /// The analysis and the sections index of one prompt's text, and the text
 /// (moved through the parse, not copied); None if the parser panicked (a bug,
 /// reported as such instead of aborting the whole check). The section tree is
-/// freed once the sections index is built from it, before the Lua facts are
-/// read: nothing after reads it, and on a 10 MiB prompt it weighs 11 MiB. The
-/// facts are read in batches, each dropped once its blocks are checked
-/// ([`streamed_diagnostics`]): nothing else reads them.
-fn analyse(text: String) -> Option<(Checked, String)> {
-    panic::catch_unwind(AssertUnwindSafe(|| {
-        let (analysis, text) = parse_owned(text);
-        let Analysis {
-            document,
-            diagnostics,
-            line_index,
-        } = analysis;
-        let sections = Sections::new(&document);
-        let Document {
-            frontmatter,
-            lua_blocks,
-            sections: tree,
-            ..
-        } = document;
-        drop_analysis(tree, text.len());
-        let checked = Checked {
-            diagnostics,
-            frontmatter,
-            lua_blocks,
-            line_index,
-            sections,
-        };
-        (checked, text)
-    }))
-    .ok()
+/// never built: the index, built as the body is read, has what the checks read
+/// of it (on a 10 MiB prompt the tree weighs 11 MiB). The Lua facts are read in
+/// batches, each dropped once its blocks are checked ([`streamed_diagnostics`]).
+fn analyse(text: String) -> Option<(Indexed, String)> {
+    panic::catch_unwind(AssertUnwindSafe(|| index_owned(text))).ok()
 }
 
 /// The diagnostics as problems, in order; those that refuse the run at prepare

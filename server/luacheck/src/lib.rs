@@ -12,7 +12,7 @@ use mlua::Lua;
 
 use promptforge_syntax::lua::{LuaCompiler, LuaSyntaxError};
 use promptforge_syntax::parsed_file::ParsedFile;
-use promptforge_syntax::Analysis;
+use promptforge_syntax::{Analysis, Indexed};
 
 /// Lua 5.4's compiler, one per thread, reused.
 #[derive(Debug, Default, Clone, Copy)]
@@ -64,6 +64,12 @@ pub fn parse(text: &str) -> Analysis {
 /// Like [`parse`], without copying `text`: it is handed back with the analysis.
 pub fn parse_owned(text: String) -> (Analysis, String) {
     ParsedFile::analyse_once(text, compiler())
+}
+
+/// Like [`parse_owned`], for a caller that reads the sections index and never
+/// the section tree (`check`): the tree is not built ([`ParsedFile::index_once`]).
+pub fn index_owned(text: String) -> (Indexed, String) {
+    ParsedFile::index_once(text, compiler())
 }
 
 /// A [`ParsedFile`] of `text` (for edits after), its Lua checked by Lua 5.4.

@@ -9,6 +9,7 @@ use crate::duplicate_sections::SeenHeadings;
 use crate::items::Item;
 use crate::line_index::LineIndex;
 use crate::lua::LuaSyntaxError;
+use crate::sections::{Caller, Sections, SectionsBuilder};
 
 /// The message for a body without exactly one H1 in the right place.
 pub const ONE_H1: &str = "a prompt has exactly one H1 title";
@@ -114,6 +115,31 @@ pub fn analyze_runs(
     )
 }
 
+/// [`analyze_runs`] without the section tree: the sections index
+/// ([`Sections::new`] of the tree) is built as the body is read, and each
+/// section is dropped as it closes. For `check`, which reads the index and
+/// never the tree: the two together were its peak (the 60,000 sections of a
+/// 10 MiB prompt weigh 11 MiB in the tree and 7 MiB in the index).
+pub fn index_runs(
+    ctx: &BodyContext<'_>,
+    runs: Vec<Vec<Item>>,
+    check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (BodyModel, Sections) {
+    let shape = Shape::of(runs.iter().flatten());
+    let index = SectionsBuilder::new(shape.headings, shape.fences);
+    let mut builder = Builder::new(ctx, &shape, diagnostics, Some(index));
+    builder.read_all(&shape, runs.into_iter().flatten(), check_lua);
+    // The sections still open close into the index, then it is taken.
+    builder.close_sections(ctx.text.len());
+    let index = builder.index.take();
+    let model = builder.finish();
+    let sections = index
+        .map(|index| index.finish(model.title.clone(), model.lua_blocks.len()))
+        .unwrap_or_default();
+    (model, sections)
+}
+
 /// What the tree is sized from, and where the H1 is, read before it is built.
 struct Shape {
     /// Headings of levels 2 to 6.
@@ -160,26 +186,8 @@ fn analyze_items(
     check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BodyModel {
-    // Sized once: a 10 MiB prompt has tens of thousands of sections, and a vector
-    // that doubles holds the old and the new copy at once. Sections go straight
-    // into the tree as they close, with no flat copy of them all.
-    let mut model = BodyModel::default();
-    model.lua_blocks.reserve(shape.fences);
-    model.sections.reserve(shape.h2s);
-    let mut builder = Builder {
-        ctx,
-        model,
-        opened: 0,
-        stack: Vec::new(),
-        seen: SeenHeadings::with_capacity(shape.headings),
-        current: Current::H1,
-        state: BodyState::default(),
-        diagnostics,
-    };
-    builder.check_h1_placement(shape);
-    for (index, item) in items.enumerate() {
-        builder.read(item, Some(index) == shape.first_h1, check_lua);
-    }
+    let mut builder = Builder::new(ctx, shape, diagnostics, None);
+    builder.read_all(shape, items, check_lua);
     builder.finish()
 }
 
@@ -196,9 +204,52 @@ struct Builder<'a, 'd> {
     current: Current,
     state: BodyState,
     diagnostics: &'d mut Vec<Diagnostic>,
+    /// The sections index built as the body is read, when no tree is built.
+    index: Option<SectionsBuilder>,
 }
 
-impl Builder<'_, '_> {
+impl<'a, 'd> Builder<'a, 'd> {
+    /// A builder for a body of this shape, making the section tree, or only
+    /// the sections `index` when there is one.
+    fn new(
+        ctx: &'a BodyContext<'a>,
+        shape: &Shape,
+        diagnostics: &'d mut Vec<Diagnostic>,
+        index: Option<SectionsBuilder>,
+    ) -> Self {
+        // Sized once: a 10 MiB prompt has tens of thousands of sections, and a
+        // vector that doubles holds the old and the new copy at once. Sections
+        // go straight into the tree as they close, with no flat copy of them all.
+        let mut model = BodyModel::default();
+        model.lua_blocks.reserve(shape.fences);
+        if index.is_none() {
+            model.sections.reserve(shape.h2s);
+        }
+        Builder {
+            ctx,
+            model,
+            opened: 0,
+            stack: Vec::new(),
+            seen: SeenHeadings::with_capacity(shape.headings),
+            current: Current::H1,
+            state: BodyState::default(),
+            diagnostics,
+            index,
+        }
+    }
+
+    fn read_all(
+        &mut self,
+        shape: &Shape,
+        items: impl Iterator<Item = Item>,
+        check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
+    ) {
+        self.check_h1_placement(shape);
+        for (index, item) in items.enumerate() {
+            self.read(item, Some(index) == shape.first_h1, check_lua);
+        }
+    }
+
     fn structure_error(&mut self, code: Code, at: usize) {
         let line = self.ctx.line_index.line_of(at);
         let range = self
@@ -312,6 +363,13 @@ impl Builder<'_, '_> {
             self.lua_error(&block, err);
         }
         let index = self.model.lua_blocks.len();
+        if let Some(sections) = &mut self.index {
+            let caller = match (self.current, self.stack.last()) {
+                (Current::Section, Some(open)) => Caller::Section(open.number),
+                _ => Caller::H1,
+            };
+            sections.block(index, caller, shared);
+        }
         self.model.lua_blocks.push(block);
         self.body_mut().blocks.push(index);
     }
@@ -322,12 +380,20 @@ impl Builder<'_, '_> {
     }
 
     /// Closes the innermost open section at byte `at`: it ends there and joins
-    /// its parent's children (or the top-level sections).
+    /// its parent's children (or the top-level sections), or only the index.
     fn close_innermost(&mut self, at: usize) {
-        let Some(OpenSection { mut section, .. }) = self.stack.pop() else {
+        let Some(OpenSection {
+            mut section,
+            number,
+        }) = self.stack.pop()
+        else {
             return;
         };
         section.range.end = at;
+        if let Some(sections) = &mut self.index {
+            sections.close(number, at, section.off_walk);
+            return;
+        }
         match self.stack.last_mut() {
             Some(parent) => parent.section.children.push(section),
             None => self.model.sections.push(section),
@@ -364,6 +430,9 @@ impl Builder<'_, '_> {
         self.seen.push(parent, &heading);
         let number = self.opened;
         self.opened += 1;
+        if let Some(sections) = &mut self.index {
+            sections.open(&heading, parent, self.ctx.text.len());
+        }
         self.stack.push(OpenSection {
             number,
             section: Section {

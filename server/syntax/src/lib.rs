@@ -36,7 +36,7 @@ pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use messages::NOT_A_PROMPT;
-pub use parsed_file::{AnalysisWork, Edit, EditError, ParsedFile};
+pub use parsed_file::{AnalysisWork, Edit, EditError, Indexed, ParsedFile};
 pub use prompt_detection::is_prompt;
 pub use sections::{Caller, Sections};
 

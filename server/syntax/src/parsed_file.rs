@@ -18,6 +18,7 @@ use crate::line_index::LineIndex;
 use crate::lua::{CompiledBlocks, LuaCompiler};
 use crate::node_kinds;
 use crate::points::{advance, point_at};
+use crate::sections::Sections;
 use crate::windows;
 use crate::Analysis;
 
@@ -103,6 +104,10 @@ pub struct ParsedFile {
     /// False for an analysis made once ([`ParsedFile::analyse_once`]): the tree
     /// is dropped as soon as the items are read from it.
     keep_tree: bool,
+    /// True for [`ParsedFile::index_once`]: the body's section tree is not
+    /// built, the sections index is, into `index`.
+    index_only: bool,
+    index: Option<Sections>,
     /// How many analyses this file made: names the current one.
     generation: u64,
     /// The edit that made the current analysis from the one before, when it
@@ -145,28 +150,77 @@ impl ParsedFile {
         lua: Arc<dyn LuaCompiler>,
         window: usize,
     ) -> (Analysis, String) {
+        let ParsedFile { text, analysis, .. } = Self::once(text, lua, window, false);
+        (
+            Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone()),
+            Arc::try_unwrap(text).unwrap_or_else(|shared| (*shared).clone()),
+        )
+    }
+
+    /// [`ParsedFile::analyse_once`] for a caller that reads the sections index
+    /// and never the section tree (`check`): the tree is not built, the index
+    /// is, as the body is read.
+    pub fn index_once(text: String, lua: Arc<dyn LuaCompiler>) -> (Indexed, String) {
+        Self::index_once_in_windows(text, lua, windows::WINDOW)
+    }
+
+    /// [`ParsedFile::index_once`] with windows of about `window` bytes, as
+    /// [`ParsedFile::analyse_once_in_windows`].
+    pub fn index_once_in_windows(
+        text: String,
+        lua: Arc<dyn LuaCompiler>,
+        window: usize,
+    ) -> (Indexed, String) {
+        let file = Self::once(text, lua, window, true);
+        let ParsedFile {
+            text,
+            analysis,
+            index,
+            ..
+        } = file;
+        let analysis = Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone());
+        // A text without frontmatter has no body read, and no sections.
+        let sections = index.unwrap_or_else(|| Sections::new(&analysis.document));
+        let Analysis {
+            document,
+            diagnostics,
+            line_index,
+        } = analysis;
+        let indexed = Indexed {
+            diagnostics,
+            frontmatter: document.frontmatter,
+            lua_blocks: document.lua_blocks,
+            line_index,
+            sections,
+        };
+        (
+            indexed,
+            Arc::try_unwrap(text).unwrap_or_else(|shared| (*shared).clone()),
+        )
+    }
+
+    /// `text` analysed once, in windows of about `window` bytes when it is
+    /// large; without the section tree when `index_only`.
+    fn once(text: String, lua: Arc<dyn LuaCompiler>, window: usize, index_only: bool) -> Self {
         let outline = (text.len() >= window.saturating_mul(2)).then(|| {
             let line_index = LineIndex::new(&text);
             windows::read(&text, &line_index, lua.as_ref(), window).map(|o| (o, line_index))
         });
-        let file = match outline.flatten() {
+        match outline.flatten() {
             Some((outline, line_index)) => {
                 let mut file = Self::unparsed(text, lua, false);
+                file.index_only = index_only;
                 let text = Arc::clone(&file.text);
                 file.build(&text, line_index, Some(outline), None);
                 file
             }
             None => {
                 let mut file = Self::unanalysed(text, lua, false);
+                file.index_only = index_only;
                 file.analyze(None, false);
                 file
             }
-        };
-        let ParsedFile { text, analysis, .. } = file;
-        (
-            Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone()),
-            Arc::try_unwrap(text).unwrap_or_else(|shared| (*shared).clone()),
-        )
+        }
     }
 
     /// `text` parsed, not yet analysed.
@@ -189,6 +243,8 @@ impl ParsedFile {
             items: Vec::new(),
             lua,
             keep_tree,
+            index_only: false,
+            index: None,
             generation: 0,
             last_block_edit: None,
         }
@@ -423,6 +479,12 @@ impl ParsedFile {
                     let model = body::analyze(&ctx, &items, &mut check, &mut diagnostics);
                     self.items = items;
                     model
+                } else if self.index_only {
+                    self.items = Vec::new();
+                    let (model, index) =
+                        body::index_runs(&ctx, items, &mut check, &mut diagnostics);
+                    self.index = Some(index);
+                    model
                 } else {
                     self.items = Vec::new();
                     body::analyze_runs(&ctx, items, &mut check, &mut diagnostics)
@@ -518,4 +580,22 @@ fn cached_frontmatter(
         diagnostics: diagnostics.clone(),
     });
     (frontmatter, diagnostics, true)
+}
+
+/// A prompt analysed once for a caller that never reads its section tree
+/// (`check`): every part of its [`Analysis`] but the tree, which is not built,
+/// and the sections index, built as the body is read (equal to
+/// [`Sections::new`] of the tree).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Indexed {
+    /// Every problem, in document order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The frontmatter, when the file has one.
+    pub frontmatter: Option<Frontmatter>,
+    /// Every executable block that runs, in document order.
+    pub lua_blocks: Vec<LuaBlock>,
+    /// Positions of the analysed text.
+    pub line_index: LineIndex,
+    /// The sections index.
+    pub sections: Sections,
 }

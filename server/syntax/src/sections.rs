@@ -85,56 +85,110 @@ fn caller_of_code(code: u32) -> Caller {
     }
 }
 
-impl Sections {
-    /// Flattens the document's section tree.
-    pub fn new(document: &Document) -> Self {
+/// Builds a [`Sections`] from sections opened in document order and closed
+/// after their children: from a document's tree ([`Sections::new`]), or while
+/// the body is read, for a caller that needs the index and not the tree
+/// (`check`: the tree and the index together were its peak).
+#[derive(Debug)]
+pub struct SectionsBuilder {
+    sections: Sections,
+}
+
+impl SectionsBuilder {
+    /// Room for `sections` sections; `blocks` Lua blocks, each run by a shared
+    /// block's caller until [`SectionsBuilder::block`] says otherwise.
+    pub fn new(sections: usize, blocks: usize) -> Self {
         // Sized once: a vector that doubles holds twice what it needs, and the
         // old and the new copy at once while it grows.
-        let count = count_sections(&document.sections);
-        let mut sections = Sections {
-            all: Vec::with_capacity(count),
-            top: Vec::with_capacity(document.sections.len()),
-            child_starts: Vec::new(),
-            children: Vec::new(),
-            callers: vec![caller_code(Caller::Shared); document.lua_blocks.len()],
-            title: document.title.clone(),
-            by_text: Vec::with_capacity(count),
-        };
-        sections.assign(&document.h1_body, Caller::H1, document);
-        for section in &document.sections {
-            sections.push(section, None, document);
+        SectionsBuilder {
+            sections: Sections {
+                all: Vec::with_capacity(sections),
+                top: Vec::new(),
+                child_starts: Vec::new(),
+                children: Vec::new(),
+                callers: vec![caller_code(Caller::Shared); blocks],
+                title: None,
+                by_text: Vec::with_capacity(sections),
+            },
         }
+    }
+
+    /// Opens the next section, under the open section numbered `parent` (None
+    /// for an H2); returns its number. Its range ends at the text's end until
+    /// it is closed.
+    pub fn open(&mut self, heading: &Heading, parent: Option<usize>, end: usize) -> usize {
+        let sections = &mut self.sections;
+        let index = sections.all.len();
+        if parent.is_none() {
+            sections.top.push(small(index));
+        }
+        sections
+            .by_text
+            .push((text_hash(&heading.text), small(index)));
+        sections.all.push(SectionEntry {
+            heading: heading.clone(),
+            parent,
+            range: heading.line_range.start..end,
+            off_walk: false,
+        });
+        index
+    }
+
+    /// Closes the section numbered `number`: its range ends at `end`.
+    pub fn close(&mut self, number: usize, end: usize, off_walk: bool) {
+        if let Some(entry) = self.sections.all.get_mut(number) {
+            entry.range.end = end;
+            entry.off_walk = off_walk;
+        }
+    }
+
+    /// The Lua block with this index runs in `caller` (a shared block runs in
+    /// every section: its caller is [`Caller::Shared`]).
+    pub fn block(&mut self, index: usize, caller: Caller, shared: bool) {
+        if let Some(slot) = self.sections.callers.get_mut(index) {
+            *slot = caller_code(if shared { Caller::Shared } else { caller });
+        }
+    }
+
+    /// The index of a document with this H1 `title` and this many Lua blocks.
+    pub fn finish(self, title: Option<Heading>, blocks: usize) -> Sections {
+        let mut sections = self.sections;
+        sections.title = title;
+        sections.callers.resize(blocks, caller_code(Caller::Shared));
         sections.by_text.sort_unstable();
+        sections.top.shrink_to_fit();
         sections.link_children();
         sections
     }
 
-    fn assign(&mut self, body: &Body, caller: Caller, document: &Document) {
-        for &index in &body.blocks {
-            let shared = document.lua_blocks.get(index).is_some_and(|b| b.shared);
-            if let Some(slot) = self.callers.get_mut(index) {
-                *slot = caller_code(if shared { Caller::Shared } else { caller });
-            }
+    /// Opens, fills and closes `section` and its children.
+    fn tree(&mut self, section: &Section, parent: Option<usize>, document: &Document) {
+        let number = self.open(&section.heading, parent, section.range.end);
+        self.body(&section.body, Caller::Section(number), document);
+        for child in &section.children {
+            self.tree(child, Some(number), document);
         }
+        self.close(number, section.range.end, section.off_walk);
     }
 
-    fn push(&mut self, section: &Section, parent: Option<usize>, document: &Document) {
-        let index = self.all.len();
-        if parent.is_none() {
-            self.top.push(small(index));
+    fn body(&mut self, body: &Body, caller: Caller, document: &Document) {
+        for &index in &body.blocks {
+            let shared = document.lua_blocks.get(index).is_some_and(|b| b.shared);
+            self.block(index, caller, shared);
         }
-        self.by_text
-            .push((text_hash(&section.heading.text), small(index)));
-        self.all.push(SectionEntry {
-            heading: section.heading.clone(),
-            parent,
-            range: section.range.clone(),
-            off_walk: section.off_walk,
-        });
-        self.assign(&section.body, Caller::Section(index), document);
-        for child in &section.children {
-            self.push(child, Some(index), document);
+    }
+}
+
+impl Sections {
+    /// Flattens the document's section tree.
+    pub fn new(document: &Document) -> Self {
+        let count = count_sections(&document.sections);
+        let mut builder = SectionsBuilder::new(count, document.lua_blocks.len());
+        builder.body(&document.h1_body, Caller::H1, document);
+        for section in &document.sections {
+            builder.tree(section, None, document);
         }
+        builder.finish(document.title.clone(), document.lua_blocks.len())
     }
 
     /// Lists each section's children, once every section is in `all` (in

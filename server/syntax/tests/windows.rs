@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use promptforge_syntax::ParsedFile;
+use promptforge_syntax::{Analysis, Indexed, ParsedFile, Sections};
 use proptest::prelude::*;
 
 /// Blocks that change the structure, hide headings in fences, or fail to compile.
@@ -50,7 +50,7 @@ fn text() -> impl Strategy<Value = String> {
         .prop_map(|(head, blocks)| format!("{head}{}", blocks.concat()))
 }
 
-fn in_one_tree(text: &str) -> promptforge_syntax::Analysis {
+fn in_one_tree(text: &str) -> Analysis {
     promptforge_luacheck::parsed(text.to_owned()).into_analysis()
 }
 
@@ -66,6 +66,36 @@ proptest! {
         );
         prop_assert_eq!(&back, &text);
         prop_assert_eq!(windowed, in_one_tree(&text), "text: {:?}", text);
+    }
+}
+
+/// What indexing once keeps of the analysis of one tree, with the index built
+/// from its section tree.
+fn indexed_from_one_tree(text: &str) -> Indexed {
+    let analysis = in_one_tree(text);
+    let sections = Sections::new(&analysis.document);
+    Indexed {
+        diagnostics: analysis.diagnostics,
+        frontmatter: analysis.document.frontmatter,
+        lua_blocks: analysis.document.lua_blocks,
+        line_index: analysis.line_index,
+        sections,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// The index built as the body is read, with no tree, is the tree's.
+    #[test]
+    fn an_index_built_while_reading_equals_the_trees(text in text(), window in prop::sample::select(&[8usize, 30, 64, 200, 1 << 20][..])) {
+        let (indexed, back) = ParsedFile::index_once_in_windows(
+            text.clone(),
+            Arc::clone(&promptforge_luacheck::compiler()),
+            window,
+        );
+        prop_assert_eq!(&back, &text);
+        prop_assert_eq!(indexed, indexed_from_one_tree(&text), "text: {:?}", text);
     }
 }
 
@@ -89,4 +119,7 @@ fn a_large_prompt_analysed_once_equals_one_tree() {
         .filter(|d| matches!(d.code, promptforge_syntax::Code::LuaSyntax { .. }))
         .count();
     assert_eq!(lua_errors, 16);
+    let (indexed, _) = ParsedFile::index_once(text.clone(), promptforge_luacheck::compiler());
+    assert_eq!(indexed, indexed_from_one_tree(&text));
+    assert_eq!(indexed.sections.all().len(), 8000);
 }
