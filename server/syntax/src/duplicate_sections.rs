@@ -5,12 +5,10 @@
 //! prompt the map weighed 6.4 MB, the largest part of `check`'s peak after the
 //! text, the items and the tree; the records weigh 1.9 MB.
 
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
-use rustc_hash::FxHasher;
-
 use crate::document::Heading;
+use crate::sections::text_hash;
 
 /// The headings of the sections read so far.
 #[derive(Default)]
@@ -52,13 +50,11 @@ impl SeenHeadings {
     /// document order (None for an H2).
     pub fn push(&mut self, parent: Option<usize>, heading: &Heading) {
         let parent = parent.map_or(0, |p| u32::try_from(p + 1).unwrap_or(u32::MAX));
-        let mut hasher = FxHasher::default();
-        heading.text.hash(&mut hasher);
         self.seen.push(Seen {
             parent,
             level: heading.level,
             line: heading.line,
-            hash: (hasher.finish() >> 32) as u32,
+            hash: text_hash(&heading.text),
             text: heading.text_range.clone(),
         });
     }

@@ -452,8 +452,10 @@ fn count_sections(sections: &[Section]) -> usize {
         .sum()
 }
 
-/// The high half of the text's hash (a collision only adds a candidate).
-fn text_hash(text: &str) -> u32 {
+/// The high half of a heading text's hash: the sections index and the search
+/// for duplicate sections sort by it (a collision only adds a candidate, whose
+/// text is then compared).
+pub(crate) fn text_hash(text: &str) -> u32 {
     let mut hasher = FxHasher::default();
     text.hash(&mut hasher);
     (hasher.finish() >> 32) as u32
