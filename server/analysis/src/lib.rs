@@ -36,8 +36,8 @@ pub use promptforge_syntax::sections::{self, Caller, Sections};
 
 /// What the semantic layer reads of a parse besides the sections index: its
 /// diagnostics, frontmatter and Lua blocks, never the section tree. `check`
-/// keeps only these once the index is built, so the tree (11 MiB for the
-/// 60,000 sections of a 10 MiB prompt) is freed before the Lua facts are read.
+/// parses without building the tree ([`Indexed`]): the 60,000 sections of a
+/// 10 MiB prompt weigh 11 MiB in it.
 #[derive(Debug, Clone, Copy)]
 pub struct Parsed<'a> {
     /// The parse's diagnostics, in document order.
@@ -108,19 +108,7 @@ impl Model {
         abandoned: &facts_cache::Abandoned<'_>,
     ) -> Self {
         let parsed = Parsed::of_document(document);
-        Self::from_index(text, Sections::new(document), parsed, cache, abandoned)
-    }
-
-    /// Like [`Model::build_until`], from the sections index of the document
-    /// and what else the model reads of it (`check` frees the section tree
-    /// once the index is built).
-    pub fn from_index(
-        text: &str,
-        sections: Sections,
-        parsed: Parsed<'_>,
-        cache: &FactsCache,
-        abandoned: &facts_cache::Abandoned<'_>,
-    ) -> Self {
+        let sections = Sections::new(document);
         let blocks = cache.shared_until(text, parsed.lua_blocks, abandoned);
         let code_starts = parsed
             .lua_blocks
@@ -219,16 +207,7 @@ pub fn diagnostics(
     model: &Model,
     view: &CatalogView,
 ) -> Vec<Diagnostic> {
-    diagnostics_of(text, Parsed::of(analysis), model, view)
-}
-
-/// [`diagnostics`] from the parts of the parse it reads.
-pub fn diagnostics_of(
-    text: &str,
-    parsed: Parsed<'_>,
-    model: &Model,
-    view: &CatalogView,
-) -> Vec<Diagnostic> {
+    let parsed = Parsed::of(analysis);
     let unread = parsed.lua_blocks.iter().zip(&model.blocks);
     let unread = unread.filter_map(|(block, facts)| Some((block, facts.unread?)));
     let unbound = (parsed.frontmatter)

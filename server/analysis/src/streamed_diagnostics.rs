@@ -1,4 +1,4 @@
-//! Every diagnostic of a prompt, as [`crate::diagnostics_of`] finds them from a
+//! Every diagnostic of a prompt, as [`crate::diagnostics`] finds them from a
 //! [`crate::Model`], but reading the Lua facts a batch of blocks at a time and
 //! dropping each batch once its blocks are checked: for `check`, which asks
 //! nothing else of the facts. A 10 MiB prompt's model holds 10 MiB of facts
@@ -7,7 +7,7 @@
 //! tools (every block's checks read those).
 //!
 //! The rules are the model's: [`crate::checks`] and [`crate::unbound`] judge
-//! each block alike, and [`crate::diagnostics_of`]'s assembly orders the list;
+//! each block alike, and [`crate::diagnostics`]'s assembly orders the list;
 //! only the order of the work differs, and the result is the same list.
 
 use promptforge_syntax::sections::Sections;
