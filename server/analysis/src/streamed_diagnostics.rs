@@ -57,18 +57,32 @@ pub fn diagnostics(
     );
     let context = Context::with_locals(parsed, sections, locals);
     let slots = parsed.frontmatter.and_then(|f| UnboundSlots::of(f, view));
+    // The registering blocks' facts, read first, are not read again.
+    let kept = |index: usize| {
+        let at = registering.binary_search_by_key(&index, |(i, _)| *i).ok()?;
+        Some(&registering[at].1)
+    };
     let mut problems = Vec::new();
     let mut unbound_uses = Vec::new();
     for batch in read.chunks(BATCH) {
-        let facts = read_blocks(text, blocks, batch, &|| false);
-        for (&index, facts) in batch.iter().zip(&facts) {
+        let unknown: Vec<usize> = batch
+            .iter()
+            .copied()
+            .filter(|&i| kept(i).is_none())
+            .collect();
+        let fresh = read_blocks(text, blocks, &unknown, &|| false);
+        let mut fresh = fresh.iter();
+        let mut uses = Vec::new();
+        for &index in batch {
+            let Some(facts) = kept(index).or_else(|| fresh.next()) else {
+                break;
+            };
             context.check_block(index, facts, &mut problems);
             if let Some(slots) = &slots {
-                let mut uses = Vec::new();
                 let caller = sections.caller_of_block(index);
                 let start = blocks[index].code_range.start;
                 block_literal_uses(facts, caller, start, &mut uses);
-                slots.check(uses, &mut unbound_uses);
+                slots.check(uses.drain(..), &mut unbound_uses);
             }
         }
     }
