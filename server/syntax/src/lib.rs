@@ -13,6 +13,7 @@ pub mod diagnostic;
 pub mod document;
 mod duplicate_sections;
 pub mod frontmatter;
+mod indexed;
 pub mod items;
 pub mod line_index;
 pub mod lua;
@@ -34,9 +35,10 @@ pub use diagnostic::{
 };
 pub use document::{Body, Document, Heading, LuaBlock, Section};
 pub use frontmatter::Frontmatter;
+pub use indexed::Indexed;
 pub use line_index::{ColumnUnit, LineCol, LineIndex};
 pub use messages::NOT_A_PROMPT;
-pub use parsed_file::{AnalysisWork, Edit, EditError, Indexed, ParsedFile};
+pub use parsed_file::{AnalysisWork, Edit, EditError, ParsedFile};
 pub use prompt_detection::is_prompt;
 pub use sections::{Caller, Sections};
 

@@ -13,6 +13,7 @@ use crate::body::{self, BodyContext};
 use crate::diagnostic::{sort_in_document_order, Code, Diagnostic};
 use crate::document::{Document, LuaBlock};
 use crate::frontmatter::{self, Frontmatter};
+use crate::indexed::Indexed;
 use crate::items::{self, EditOffsets, Item, Outline, PreviousItems};
 use crate::line_index::LineIndex;
 use crate::lua::{CompiledBlocks, LuaCompiler};
@@ -150,11 +151,8 @@ impl ParsedFile {
         lua: Arc<dyn LuaCompiler>,
         window: usize,
     ) -> (Analysis, String) {
-        let ParsedFile { text, analysis, .. } = Self::once(text, lua, window, false);
-        (
-            Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone()),
-            Arc::try_unwrap(text).unwrap_or_else(|shared| (*shared).clone()),
-        )
+        let (analysis, _, text) = Self::once(text, lua, window, false).into_parts();
+        (analysis, text)
     }
 
     /// [`ParsedFile::analyse_once`] for a caller that reads the sections index
@@ -171,14 +169,7 @@ impl ParsedFile {
         lua: Arc<dyn LuaCompiler>,
         window: usize,
     ) -> (Indexed, String) {
-        let file = Self::once(text, lua, window, true);
-        let ParsedFile {
-            text,
-            analysis,
-            index,
-            ..
-        } = file;
-        let analysis = Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone());
+        let (analysis, index, text) = Self::once(text, lua, window, true).into_parts();
         // A text without frontmatter has no body read, and no sections.
         let sections = index.unwrap_or_else(|| Sections::new(&analysis.document));
         let Analysis {
@@ -193,8 +184,22 @@ impl ParsedFile {
             line_index,
             sections,
         };
+        (indexed, text)
+    }
+
+    /// The analysis, the sections index (of [`ParsedFile::index_once`]) and the
+    /// text of a file analysed once, moved out (copied only were a snapshot
+    /// still sharing them, which an analysis made once never has).
+    fn into_parts(self) -> (Analysis, Option<Sections>, String) {
+        let ParsedFile {
+            text,
+            analysis,
+            index,
+            ..
+        } = self;
         (
-            indexed,
+            Arc::try_unwrap(analysis).unwrap_or_else(|shared| (*shared).clone()),
+            index,
             Arc::try_unwrap(text).unwrap_or_else(|shared| (*shared).clone()),
         )
     }
@@ -580,22 +585,4 @@ fn cached_frontmatter(
         diagnostics: diagnostics.clone(),
     });
     (frontmatter, diagnostics, true)
-}
-
-/// A prompt analysed once for a caller that never reads its section tree
-/// (`check`): every part of its [`Analysis`] but the tree, which is not built,
-/// and the sections index, built as the body is read (equal to
-/// [`Sections::new`] of the tree).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Indexed {
-    /// Every problem, in document order.
-    pub diagnostics: Vec<Diagnostic>,
-    /// The frontmatter, when the file has one.
-    pub frontmatter: Option<Frontmatter>,
-    /// Every executable block that runs, in document order.
-    pub lua_blocks: Vec<LuaBlock>,
-    /// Positions of the analysed text.
-    pub line_index: LineIndex,
-    /// The sections index.
-    pub sections: Sections,
 }
