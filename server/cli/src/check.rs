@@ -195,13 +195,13 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             FileOutcome::Skipped
         };
     }
-    let Some((checked, text)) = analyse(text) else {
+    let Some((indexed, text)) = analyse(text) else {
         return FileOutcome::Failed(PathError {
             path: target.display.clone(),
             reason: crate::problem::INTERNAL_ERROR.to_owned(),
         });
     };
-    let view = match preparer.view(target, checked.frontmatter.as_ref()) {
+    let view = match preparer.view(target, indexed.frontmatter.as_ref()) {
         Ok(view) => view,
         Err(reason) => {
             return FileOutcome::Failed(PathError {
@@ -211,8 +211,8 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
         }
     };
     let found = panic::catch_unwind(AssertUnwindSafe(|| {
-        let parsed = Parsed::of_indexed(&checked);
-        streamed_diagnostics::diagnostics(&text, parsed, &checked.sections, &view)
+        let parsed = Parsed::of_indexed(&indexed);
+        streamed_diagnostics::diagnostics(&text, parsed, &indexed.sections, &view)
     }));
     let Ok(found) = found else {
         return FileOutcome::Failed(PathError {
@@ -220,16 +220,16 @@ fn check_file(target: &Target, preparer: &mut Preparer<'_>) -> FileOutcome {
             reason: crate::problem::INTERNAL_ERROR.to_owned(),
         });
     };
-    let frontmatter = checked.frontmatter.as_ref();
+    let frontmatter = indexed.frontmatter.as_ref();
     let problems = problems(
         &target.display,
         &text,
         frontmatter,
-        &checked.line_index,
+        &indexed.line_index,
         found,
     );
     let text_len = text.len();
-    drop_analysis((checked, text), text_len);
+    drop_analysis((indexed, text), text_len);
     FileOutcome::Checked(problems)
 }
 
