@@ -171,6 +171,33 @@ fn terminate_cancels_a_run_that_never_ends() {
     assert_eq!(client.exit_code(), Some(0));
 }
 
+/// `disconnect` ends a walk of sections that never suspend nor reach the
+/// instruction budget (a section that jumps to itself), and the adapter with it.
+#[test]
+fn disconnect_cancels_a_jump_loop() {
+    let scratch = Scratch::new("dap-jump-loop");
+    let program = scratch.write(
+        "loop.md",
+        "---\nname: loop\ndescription: d\npromptforge: 0\n---\n\n# Loop\n\n## Start\n\n```lua\nlog('looping')\n```\n\n## Self\n\n```lua\njump('## Self')\n```\n",
+    );
+    let mut client = DapClient::start();
+    assert_eq!(
+        client.launch(json!({ "program": program }))["success"],
+        true
+    );
+    client.take(|m| m["event"] == "output" && m["body"]["output"] == "looping\n");
+    let asked = Instant::now();
+    let disconnected = client.request("disconnect", Value::Null);
+    let took = asked.elapsed();
+    println!("dap disconnect of a jump loop -> response: {took:?}");
+    assert_eq!(disconnected["success"], true);
+    assert!(
+        took < Duration::from_millis(200),
+        "disconnect took {took:?}"
+    );
+    assert_eq!(client.exit_code(), Some(0));
+}
+
 #[test]
 fn a_launch_that_cannot_run_says_why_and_bad_arguments_are_refused() {
     let mut client = DapClient::start();

@@ -173,6 +173,49 @@ fn two_runs_go_at_once_and_a_cancel_ends_a_lua_loop_that_never_suspends() {
     );
 }
 
+/// The editor's Stop ends a walk of sections that never suspend nor reach the
+/// instruction budget (a section that jumps to itself).
+#[test]
+fn a_cancel_ends_a_jump_loop() {
+    let scratch = workspace("lsp-run-jump-loop", CONFIG);
+    let text = format!(
+        "{}\n## Self\n\n```lua\njump('## Self')\n```\n",
+        prompt("", "log('looping')")
+    );
+    scratch.write("loop.md", &text);
+    let uri = file_uri(&scratch, "loop.md");
+    let mut client = start(&scratch, json!({}));
+    client.open(&uri, 1, &text);
+    let looping = start_run(&mut client, "promptforge.run", json!({ "uri": uri }));
+    events_until(&mut client, &looping, |e| e["text"] == "looping");
+    let asked = Instant::now();
+    assert_eq!(
+        execute(
+            &mut client,
+            "promptforge.cancel",
+            json!({ "runId": looping })
+        ),
+        Ok(Value::Null)
+    );
+    let rest = events(&mut client, &looping);
+    let took = asked.elapsed();
+    println!("cancel of a jump loop -> failed event: {took:?}");
+    let last = rest.last().cloned().unwrap_or_default();
+    assert_eq!(
+        (&last["type"], &last["kind"], &last["message"]),
+        (
+            &json!("failed"),
+            &json!("Cancelled"),
+            &json!("the run was cancelled")
+        ),
+        "{last}"
+    );
+    assert!(
+        took < Duration::from_millis(200),
+        "the cancel took {took:?}"
+    );
+}
+
 /// A listener that accepts connections and never answers them.
 fn silent_server() -> (u16, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");

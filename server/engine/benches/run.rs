@@ -169,6 +169,7 @@ fn bare_vm(c: &mut Criterion) {
         log: Default::default(),
         notices: Mutex::new(Vec::new()),
         rounds: Default::default(),
+        sections_entered: Default::default(),
         events: Arc::new(NoEvents),
         tools: Default::default(),
         debugger: None,

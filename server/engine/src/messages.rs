@@ -144,6 +144,12 @@ pub fn log_bytes_limit(limit: u64) -> String {
     format!("run log limit of {limit} bytes exceeded")
 }
 
+/// The sections a run may enter (`[limits] walk_sections`; the spec leaves the
+/// text open).
+pub fn walk_sections_limit(limit: u64) -> String {
+    format!("walk limit of {limit} sections exceeded")
+}
+
 /// The untrusted envelope (`language.md` §6); `content` is escaped here.
 pub fn untrusted_envelope(nonce: &str, content: &str) -> String {
     let escaped = content.replace('<', "&lt;");

@@ -195,3 +195,183 @@ fn a_long_loop_interrupted_by_the_scheduler_keeps_its_arguments() {
     );
     assert_eq!(result(&run(&text, "")).as_deref(), Some("800000"));
 }
+
+/// Walks whose sections never suspend nor reach the instruction budget: a
+/// section jumping to itself, two jumping to each other, a jump loop in a
+/// fanout arm, and one in a `call` chain (the line of the section each loop
+/// enters first, where the walk limit names it).
+fn jump_loops() -> Vec<(&'static str, String, u32)> {
+    vec![
+        (
+            "self",
+            prompt("", &format!("## Self\n\n{}", lua("jump('## Self')"))),
+            9,
+        ),
+        (
+            "mutual",
+            prompt(
+                "",
+                &format!(
+                    "## A\n\n{}## B\n\n{}",
+                    lua("jump('## B')"),
+                    lua("jump('## A')")
+                ),
+            ),
+            15,
+        ),
+        (
+            "fanout arm",
+            prompt(
+                "",
+                &format!(
+                    "## Main\n\n{}## Arm\n\n---\n\n{}",
+                    lua("fanout('## Arm', {1, 2})"),
+                    lua("jump('## Arm')")
+                ),
+            ),
+            15,
+        ),
+        (
+            "call chain",
+            prompt(
+                "",
+                &format!(
+                    "## Main\n\n{}## Loop\n\n---\n\n{}",
+                    lua("return call('## Loop')"),
+                    lua("jump('## Loop')")
+                ),
+            ),
+            15,
+        ),
+    ]
+}
+
+#[test]
+fn a_walk_that_never_reaches_the_instruction_budget_ends_at_the_walk_limit() {
+    for (name, text, line) in jump_loops() {
+        let host = limited(Limits {
+            walk_sections: 1000,
+            ..Limits::default()
+        });
+        let outcome = run_on(&text, host, "", None);
+        assert_eq!(
+            error(&outcome),
+            (
+                "Limit".into(),
+                "walk limit of 1000 sections exceeded".into()
+            ),
+            "{name}"
+        );
+        let position = outcome.error.as_ref().and_then(|e| e.position);
+        assert_eq!(position.map(|p| p.line), Some(line), "{name}");
+    }
+    // A walk of exactly the limit's sections (the H1 pass and two sections) ends.
+    let host = limited(Limits {
+        walk_sections: 3,
+        ..Limits::default()
+    });
+    let body = format!("## A\n\n{}## B\n\n{}", lua("log('a')"), lua("return 'b'"));
+    let outcome = run_on(&prompt("", &body), host, "", None);
+    assert_eq!(result(&outcome).as_deref(), Some("b"));
+}
+
+/// Cancels the run once it has entered `after` sections; counts those entered
+/// after that.
+struct CancelAfter {
+    after: usize,
+    entered: std::sync::atomic::AtomicUsize,
+    cancel: CancellationToken,
+}
+
+impl promptforge_engine::RunEvents for CancelAfter {
+    fn section(&self, _heading: &str) {
+        let entered = self
+            .entered
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            + 1;
+        if entered == self.after {
+            self.cancel.cancel();
+        }
+    }
+}
+
+/// Each jump loop, cancelled once it is well under way, on the runtime given:
+/// the run ends Cancelled, and enters at most one section per chain after the
+/// cancel (each step of the walk checks it).
+fn jump_loops_stop_at_a_cancel(runtime: &tokio::runtime::Runtime) {
+    for (name, text, _) in jump_loops() {
+        let cancel = CancellationToken::new();
+        let events = Arc::new(CancelAfter {
+            after: 500,
+            entered: Default::default(),
+            cancel: cancel.clone(),
+        });
+        let options = RunOptions {
+            cancel: cancel.clone(),
+            ..Default::default()
+        };
+        let outcome = runtime.block_on(run_text(
+            &text,
+            Arc::new(Host::offline()),
+            Arc::new(Store::in_memory()),
+            options,
+            events.clone(),
+        ));
+        assert_eq!(
+            error(&outcome),
+            ("Cancelled".into(), "the run was cancelled".into()),
+            "{name}"
+        );
+        let entered = events.entered.load(std::sync::atomic::Ordering::SeqCst);
+        assert!((500..=502).contains(&entered), "{name}: {entered} sections");
+    }
+}
+
+#[test]
+fn a_cancel_stops_jump_loops_at_their_next_step() {
+    jump_loops_stop_at_a_cancel(&runtime());
+}
+
+/// On a runtime of one thread the cancel comes from another task: the walk
+/// must yield for it to run at all.
+#[test]
+fn a_cancel_from_another_task_stops_jump_loops_on_one_thread() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    for (name, text, _) in jump_loops() {
+        let cancel = CancellationToken::new();
+        let entered = Arc::new(tokio::sync::Notify::new());
+        struct Notifying(Arc<tokio::sync::Notify>);
+        impl promptforge_engine::RunEvents for Notifying {
+            fn section(&self, _heading: &str) {
+                self.0.notify_one();
+            }
+        }
+        let options = RunOptions {
+            cancel: cancel.clone(),
+            ..Default::default()
+        };
+        let outcome = runtime.block_on(async {
+            let canceller = tokio::spawn({
+                let entered = entered.clone();
+                async move {
+                    entered.notified().await;
+                    cancel.cancel();
+                }
+            });
+            let outcome = run_text(
+                &text,
+                Arc::new(Host::offline()),
+                Arc::new(Store::in_memory()),
+                options,
+                Arc::new(Notifying(entered)),
+            )
+            .await;
+            canceller.await.expect("the canceller ran");
+            outcome
+        });
+        assert_eq!(error(&outcome).0, "Cancelled", "{name}");
+    }
+}

@@ -156,6 +156,10 @@ pub struct Limits {
     /// A run's trace, in bytes (host memory): each span counts its JSON text and
     /// [`crate::trace::SPAN_OVERHEAD`]; past it, spans are dropped and counted.
     pub trace_bytes: u64,
+    /// The sections a run may enter, every walk counted (each jump, `call`,
+    /// fall-through, fanout arm and task): a walk whose sections never reach
+    /// the instruction budget (a section that jumps to itself) still ends.
+    pub walk_sections: u64,
 }
 
 impl Default for Limits {
@@ -170,6 +174,7 @@ impl Default for Limits {
             store_bytes: StoreLimits::default().bytes,
             store_files: StoreLimits::default().files,
             trace_bytes: 16 * 1024 * 1024,
+            walk_sections: 100_000,
         }
     }
 }
@@ -293,6 +298,7 @@ store_files = 4
                 store_bytes: 3000,
                 store_files: 4,
                 trace_bytes: Limits::default().trace_bytes,
+                walk_sections: Limits::default().walk_sections,
             }
         );
         assert_eq!(config.base_dir(), PathBuf::from("conf"));

@@ -123,6 +123,7 @@ pub async fn run(
         log: Default::default(),
         notices: Mutex::new(Vec::new()),
         rounds: AtomicU64::new(0),
+        sections_entered: AtomicU64::new(0),
         events,
         tools: Default::default(),
         debugger: options.debugger.clone(),

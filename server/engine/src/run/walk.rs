@@ -3,12 +3,14 @@
 //! The globals come in as [`Globals`] (the Lua API layer's), so the walk never
 //! names the layer above it.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
 use crate::error::{RunError, RunErrorKind};
+use crate::messages;
 use crate::run::chain_var;
 use crate::run::context::{Chain, Globals, RunShared, SectionCtx, SectionState};
 use crate::run::location::{children_at, Located, SectionPath};
@@ -64,6 +66,7 @@ pub async fn run_section(
             document.title.as_ref().map(|t| t.line + 1),
         ),
     };
+    enter_section(&run, &chain, line).await?;
     run.events.section(&heading);
     let span = run.open_span(chain.trace_parent, line, || SpanKind::Section {
         heading: heading.clone(),
@@ -102,6 +105,30 @@ pub async fn run_section(
         end_section_span(&document, span, &outcome);
     }
     outcome
+}
+
+/// Every step of every walk (a jump, a `call`, a fall-through, a fanout arm's or
+/// a task's start) enters a section through here, so the Host is heard there
+/// even when the sections never suspend nor reach the instruction budget (a
+/// section that jumps to itself): the task yields to its runtime once its
+/// budget of work is spent, a cancelled chain stops, and the run's count of
+/// sections entered is charged against `[limits] walk_sections` (past it, the
+/// limit is at the heading of the section not entered: `line`).
+async fn enter_section(run: &RunShared, chain: &Chain, line: Option<u32>) -> Result<(), RunError> {
+    tokio::task::consume_budget().await;
+    if chain.cancel.is_cancelled() {
+        return Err(RunError::cancelled());
+    }
+    let limit = run.limits.walk_sections;
+    if run.sections_entered.fetch_add(1, Ordering::Relaxed) >= limit {
+        let message = messages::walk_sections_limit(limit);
+        let error = RunError::new(RunErrorKind::Limit, message);
+        return Err(match line {
+            Some(line) => error.at_line(line),
+            None => error,
+        });
+    }
+    Ok(())
 }
 
 /// Ends a section's span with how the section ended (a jump is an event naming

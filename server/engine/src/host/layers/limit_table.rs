@@ -26,6 +26,7 @@ pub(in crate::host) fn limit(limits: &Limits, key: &str) -> u64 {
         "store_bytes" => limits.store_bytes,
         "store_files" => limits.store_files,
         "trace_bytes" => limits.trace_bytes,
+        "walk_sections" => limits.walk_sections,
         _ => 0,
     }
 }
@@ -42,6 +43,7 @@ fn set_limit(limits: &mut Limits, key: &str, value: u64) {
         "store_bytes" => limits.store_bytes = value,
         "store_files" => limits.store_files = value,
         "trace_bytes" => limits.trace_bytes = value,
+        "walk_sections" => limits.walk_sections = value,
         _ => {}
     }
 }

@@ -56,7 +56,7 @@ struct TraceFile {
 }
 
 /// The `[limits]` keys, in the order of `host.md`.
-pub(super) const LIMIT_KEYS: [&str; 9] = [
+pub(super) const LIMIT_KEYS: [&str; 10] = [
     "lua_memory_mib",
     "lua_instructions",
     "call_depth",
@@ -66,6 +66,7 @@ pub(super) const LIMIT_KEYS: [&str; 9] = [
     "store_bytes",
     "store_files",
     "trace_bytes",
+    "walk_sections",
 ];
 
 #[derive(Debug, Clone, Default, Deserialize)]

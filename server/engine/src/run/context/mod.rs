@@ -74,6 +74,8 @@ pub struct RunShared {
     pub notices: Mutex<Vec<String>>,
     /// Model rounds used.
     pub rounds: AtomicU64,
+    /// Sections entered so far, every walk counted (`[limits] walk_sections`).
+    pub sections_entered: AtomicU64,
     /// The listener.
     pub events: Arc<dyn RunEvents>,
     /// The `tools.always` list, the run-wide call counts and the tasks.
