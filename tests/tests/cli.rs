@@ -568,3 +568,32 @@ fn check_says_at_the_slot_that_the_prompt_does_not_declare_its_plugin() {
         "p.md: error[RequirementsUnmet]: the environment cannot satisfy this prompt:\n- missing required Plugin: promptforge/web\np.md:6:10: error[RequirementsUnmet]: tool alias 'fetch' names promptforge/web/fetch, but this prompt does not declare its Plugin promptforge/web: add `- promptforge/web` under plugins:\n"
     );
 }
+
+/// `check --format json` of a path that cannot be used: the one JSON array on
+/// stdout holds it as a problem of kind `Usage` (no position), nothing goes to
+/// stderr, and the other paths are still checked; exit 2.
+#[test]
+fn check_format_json_lists_a_path_it_cannot_use_as_a_problem() {
+    let examples = workspace_root().join("examples");
+    let run = run_in(
+        &examples,
+        &["check", "--format", "json", "missing.md", "word-stats.md"],
+    );
+    assert_eq!((run.code, run.stderr.as_str()), (Some(2), ""));
+    let problems: Value = serde_json::from_str(&run.stdout).expect("one JSON array");
+    let usage: Vec<_> = problems
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter(|p| p["kind"] == "Usage")
+        .collect();
+    assert_eq!(usage.len(), 1, "{problems}");
+    assert_eq!(
+        (&usage[0]["path"], &usage[0]["line"], &usage[0]["severity"]),
+        (
+            &Value::from("missing.md"),
+            &Value::Null,
+            &Value::from("error")
+        )
+    );
+}

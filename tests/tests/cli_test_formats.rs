@@ -236,3 +236,46 @@ fn junit_escapes_names_and_texts() {
         .unwrap_or("");
     assert!(text.contains("expected: \"<b> & \\u0002\""), "{text}");
 }
+
+/// Every way `test` can be refused, each with `--format json`: exactly one JSON
+/// object on stdout, nothing on stderr, exit 2; a refusal before any case ran
+/// is the object's `error` (kind `Usage`), a path that cannot be used one of
+/// its `errors` while the other paths still run.
+#[test]
+fn every_refusal_of_format_json_is_one_json_object() {
+    let refusals: [&[&str]; 4] = [
+        &["--shard", "3/2", "pass"],
+        &["--shard", "x", "pass"],
+        &["--watch", "pass"],
+        &["--models", "nope", "pass"],
+    ];
+    for args in refusals {
+        let mut all = vec!["test", "--format", "json"];
+        all.extend_from_slice(args);
+        let run = pf(&fixtures(), &all);
+        let json: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON value ({e}): {:?}", run.stdout));
+        assert_eq!((run.code, run.stderr.as_str()), (Some(2), ""), "{args:?}");
+        assert_eq!(json["error"]["kind"], "Usage", "{args:?}: {json}");
+        assert!(
+            json["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{args:?}: {json}"
+        );
+        assert_eq!(
+            (&json["files"], &json["passed"], &json["failed"]),
+            (&Value::Array(Vec::new()), &Value::from(0), &Value::from(0)),
+            "{args:?}"
+        );
+    }
+    let run = pf(
+        &fixtures(),
+        &["test", "--format", "json", "missing.test.yaml", "pass"],
+    );
+    let json: Value = serde_json::from_str(&run.stdout).expect("one JSON object");
+    assert_eq!((run.code, run.stderr.as_str()), (Some(2), ""));
+    assert_eq!(json["errors"][0]["path"], "missing.test.yaml", "{json}");
+    assert!(json["passed"].as_u64().is_some_and(|n| n > 0), "{json}");
+    assert!(json.get("error").is_none(), "{json}");
+}

@@ -345,42 +345,98 @@ fn a_log_flood_ends_at_the_log_limit_counting_what_the_host_keeps_per_line() {
     );
 }
 
-#[test]
-fn ctrl_c_cancels_the_run_with_exit_130() {
-    let dir = workspace_root().join("tests/run");
+/// Runs `file` in `dir`, sends one SIGINT once its stderr has shown `first_line`
+/// (the run is under way, and its Ctrl-C listener was made before it started),
+/// and returns its output and how long it took to end after the signal.
+fn interrupted(dir: &Path, file: &str, first_line: &str) -> (std::process::Output, Duration) {
+    use std::io::{BufRead, BufReader, Read};
     let mut child = Command::new(binary())
-        .current_dir(&dir)
-        .args(["run", "spin.md"])
+        .current_dir(dir)
+        .args(["run", file])
+        .env_remove("PROMPTFORGE_CONFIG")
         .env("XDG_CONFIG_HOME", dir.join(".no-user-config"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
-    std::thread::sleep(Duration::from_millis(500));
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut seen = String::new();
+    let mut line = String::new();
+    while line.trim_end() != first_line {
+        line.clear();
+        let read = stderr.read_line(&mut line).expect("stderr is read");
+        assert!(read > 0, "the run ended before {first_line:?}: {seen:?}");
+        seen.push_str(&line);
+    }
     let sent = Instant::now();
-    // The shell's builtin `kill`, which every POSIX shell has.
-    let status = Command::new("sh")
-        .args(["-c", &format!("kill -INT {}", child.id())])
-        .status()
-        .expect("sh runs");
-    assert!(status.success());
-    let output = loop {
-        if let Some(_status) = child.try_wait().expect("the child can be polled") {
-            break child.wait_with_output().expect("output");
-        }
-        assert!(
-            sent.elapsed() < Duration::from_secs(5),
-            "the run did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    // SAFETY: kill(2) on the child's pid with SIGINT has no memory effects.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).expect("stderr is read");
+    let mut output = child.wait_with_output().expect("the binary ends");
+    let took = sent.elapsed();
+    output.stderr = format!("{seen}{rest}").into_bytes();
+    (output, took)
+}
+
+#[test]
+fn ctrl_c_cancels_the_run_with_exit_130() {
+    let dir = workspace_root().join("tests/run");
+    let (output, took) = interrupted(&dir, "spin.md", "log: spinning");
     assert_eq!(output.status.code(), Some(130));
-    assert!(sent.elapsed() < Duration::from_secs(2));
+    assert!(took < Duration::from_secs(2), "{took:?}");
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         "log: spinning\nspin.md: error[Cancelled]: the run was cancelled\n"
     );
+}
+
+/// A walk of sections that never suspend nor reach the instruction budget
+/// (a section jumping to itself, two jumping to each other, a jump loop in
+/// each fanout arm) ends within 200 ms of one Ctrl-C.
+#[test]
+fn one_ctrl_c_ends_a_jump_loop_within_200_ms() {
+    let s = Scratch::new("run-jump-loops");
+    let start = lua("log('looping')");
+    let loops = [
+        (
+            "self.md",
+            format!("## Start\n\n{start}## Self\n\n{}", lua("jump('## Self')")),
+        ),
+        (
+            "mutual.md",
+            format!(
+                "## Start\n\n{start}## A\n\n{}## B\n\n{}",
+                lua("jump('## B')"),
+                lua("jump('## A')")
+            ),
+        ),
+        (
+            "fanout.md",
+            format!(
+                "## Start\n\n{start}## Main\n\n{}## Arm\n\n---\n\n{}",
+                lua("fanout('## Arm', {1, 2, 3})"),
+                lua("jump('## Arm')")
+            ),
+        ),
+    ];
+    for (file, body) in loops {
+        s.write(file, prompt(&body));
+        let (output, took) = interrupted(s.path(), file, "log: looping");
+        println!("{file}: one SIGINT -> exit after {took:?}");
+        assert_eq!(
+            (
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr).into_owned()
+            ),
+            (
+                Some(130),
+                format!("log: looping\n{file}: error[Cancelled]: the run was cancelled\n")
+            )
+        );
+        assert!(took < Duration::from_millis(200), "{file}: {took:?}");
+    }
 }
 
 #[test]
@@ -500,4 +556,92 @@ fn lua_messages_name_lines_of_the_file() {
         run.stderr,
         "q.md:12:1: error[Lua]: ')' expected (to close '(' at line 10) near 'return'\n"
     );
+}
+
+/// Every way `run` can refuse a prompt, each with `--format json`: exactly one
+/// JSON object on stdout (nothing else there, nothing on stderr), `ok` false and
+/// the refusal's kind as its error, with the exit status of the text format.
+#[test]
+fn every_refusal_of_format_json_is_one_json_object() {
+    let s = Scratch::new("run-json-refusals");
+    let front = |extra: &str, code: &str| {
+        format!(
+            "---\nname: x\ndescription: d\npromptforge: 0\n{extra}---\n\n# T\n\n## S\n\n{}",
+            lua(code)
+        )
+    };
+    let files = [
+        ("no-frontmatter.md", "# Title\n".to_owned()),
+        ("no-key.md", "---\nname: x\n---\n\n# Title\n".to_owned()),
+        (
+            "version.md",
+            "---\nname: x\ndescription: d\npromptforge: 1\n---\n\n# T\n".to_owned(),
+        ),
+        ("frontmatter.md", front("bogus: 1\n", "return 1")),
+        (
+            "structure.md",
+            "---\nname: x\ndescription: d\npromptforge: 0\n---\n\n# T\n\n# Again\n".to_owned(),
+        ),
+        ("lua.md", front("", "return (")),
+        (
+            "requirements.md",
+            front("plugins: [acme/nothing]\n", "return 1"),
+        ),
+        (
+            "binding.md",
+            front("models:\n  w: {model: nope}\n", "return 1"),
+        ),
+        ("runtime.md", front("", "error('boom')")),
+    ];
+    for (file, text) in &files {
+        s.write(file, text);
+    }
+    s.write("bad/promptforge.toml", "bogus = 1\n");
+    s.write("bad/p.md", front("", "return 1"));
+    s.write("bound/promptforge.toml", "[model.s]\nprovider = \"echo\"\n");
+    s.write(
+        "bound/binding.md",
+        front("models:\n  w: {model: nope}\n", "return 1"),
+    );
+    s.write("store-is-a-file", "");
+    let cases: [(&[&str], &str, i32); 14] = [
+        (&["no-frontmatter.md"], "Frontmatter", 1),
+        (&["no-key.md"], "Version", 1),
+        (&["version.md"], "Version", 1),
+        (&["frontmatter.md"], "Frontmatter", 1),
+        (&["structure.md"], "Structure", 1),
+        (&["lua.md"], "Lua", 1),
+        (&["requirements.md"], "RequirementsUnmet", 1),
+        (&["bound/binding.md"], "Binding", 1),
+        (&["runtime.md"], "Lua", 1),
+        (&["missing.md"], "Usage", 2),
+        (&["bad/p.md"], "Usage", 2),
+        (&["lua.md", "--args-file", "missing.txt"], "Usage", 2),
+        (&["lua.md", "--store", "store-is-a-file"], "Usage", 2),
+        (&["lua.md", "--config", "missing.toml"], "Usage", 2),
+    ];
+    for (args, kind, code) in cases {
+        let mut all = vec!["run"];
+        all.extend_from_slice(args);
+        all.extend(["--format", "json"]);
+        let run = pf(s.path(), &all);
+        let object: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON value ({e}): {:?}", run.stdout));
+        assert_eq!(
+            (
+                run.code,
+                &object["ok"],
+                &object["error"]["kind"],
+                run.stderr.as_str()
+            ),
+            (Some(code), &Value::Bool(false), &Value::from(kind), ""),
+            "{args:?}: {object}"
+        );
+        assert!(object["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
+        for key in ["result", "calls", "log", "duration_ms"] {
+            assert!(object.get(key).is_some(), "{args:?}: no {key} in {object}");
+        }
+    }
 }

@@ -72,8 +72,13 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
             FileOutcome::Failed(error) => errors.push(error),
         }
     }
-    for error in &errors {
-        eprintln!("promptforge: {}: {}", error.path, error.reason);
+    if args.format == crate::cli::Format::Json {
+        // The paths that cannot be used are problems of the one JSON array.
+        problems.extend(errors.iter().map(|e| Problem::usage(&e.path, &e.reason)));
+    } else {
+        for error in &errors {
+            eprintln!("promptforge: {}: {}", error.path, error.reason);
+        }
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

@@ -93,6 +93,21 @@ impl Span {
 }
 
 impl Problem {
+    /// A path named on the command line that cannot be used (kind `Usage`, no
+    /// position): what `check --format json` lists with the problems.
+    pub fn usage(path: &str, reason: &str) -> Self {
+        Problem {
+            path: path.to_owned(),
+            kind: "Usage",
+            severity: Severity::Error,
+            message: reason.to_owned(),
+            position: None,
+            span: Span::file_start(),
+            related: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
     /// The problem a diagnostic of `text` describes.
     pub fn from_diagnostic(path: &str, text: &str, index: &LineIndex, diag: &Diagnostic) -> Self {
         Self::from_owned_diagnostic(path, text, index, diag.clone())

@@ -38,17 +38,24 @@ pub struct JsonOutcome<'a> {
     duration_ms: u64,
 }
 
+/// The `error` of the JSON object: `kind`, `message` and, when there is a place,
+/// `line` and `column`.
+fn error_value(kind: &str, message: &str, position: Option<(u32, u32)>) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), json!(kind));
+    object.insert("message".into(), json!(message));
+    if let Some((line, column)) = position {
+        object.insert("line".into(), json!(line));
+        object.insert("column".into(), json!(column));
+    }
+    Value::Object(object)
+}
+
 /// The JSON object of `--format json`.
 pub fn json_object(outcome: &Outcome) -> JsonOutcome<'_> {
     let error = outcome.error.as_ref().map(|error| {
-        let mut object = Map::new();
-        object.insert("kind".into(), json!(error.kind.as_str()));
-        object.insert("message".into(), json!(error.message));
-        if let Some(position) = error.position {
-            object.insert("line".into(), json!(position.line));
-            object.insert("column".into(), json!(position.column));
-        }
-        Value::Object(object)
+        let position = error.position.map(|p| (p.line, p.column));
+        error_value(error.kind.as_str(), &error.message, position)
     });
     JsonOutcome {
         ok: outcome.error.is_none(),
@@ -57,6 +64,27 @@ pub fn json_object(outcome: &Outcome) -> JsonOutcome<'_> {
         calls: &outcome.calls,
         log: &outcome.log,
         duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+/// No calls: what a refused run made.
+static NO_CALLS: BTreeMap<String, u64> = BTreeMap::new();
+
+/// The JSON object of a run refused before it started (a usage error, a file
+/// that is not a prompt): the shape of a run's, `ok` false, with the refusal as
+/// its `error`.
+pub fn json_refusal(
+    kind: &str,
+    message: &str,
+    position: Option<(u32, u32)>,
+) -> JsonOutcome<'static> {
+    JsonOutcome {
+        ok: false,
+        result: None,
+        error: Some(error_value(kind, message, position)),
+        calls: &NO_CALLS,
+        log: &[],
+        duration_ms: 0,
     }
 }
 

@@ -17,6 +17,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::files::PathError;
 use crate::output::json_object;
 use crate::test::results::{millis, FileResult, Totals};
 
@@ -59,6 +60,24 @@ struct JsonRun<'a> {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// The paths named that could not be used (the others still ran).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    errors: Vec<JsonPathError<'a>>,
+    /// Why nothing ran, when the command was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<JsonRefusal<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonPathError<'a> {
+    path: &'a str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonRefusal<'a> {
+    kind: &'static str,
+    message: &'a str,
 }
 
 /// A compared side: its text, or None (null) when absent.
@@ -104,16 +123,46 @@ fn file_object(file: &FileResult) -> JsonFile<'_> {
     }
 }
 
-/// Writes the object and a newline.
-pub fn write(files: &[FileResult], out: &mut impl Write) -> io::Result<()> {
+/// Writes the object and a newline; `errors` are the paths named that could
+/// not be used.
+pub fn write(files: &[FileResult], errors: &[PathError], out: &mut impl Write) -> io::Result<()> {
     let totals = Totals::of(files);
     let object = JsonRun {
         files: files.iter().map(file_object).collect(),
         passed: totals.passed,
         failed: totals.failed,
         skipped: totals.skipped,
+        errors: errors
+            .iter()
+            .map(|e| JsonPathError {
+                path: &e.path,
+                message: &e.reason,
+            })
+            .collect(),
+        error: None,
     };
-    serde_json::to_writer_pretty(&mut *out, &object)?;
+    write_object(&object, out)
+}
+
+/// Writes the object of a command refused before any case ran (a usage error):
+/// no files, and the refusal as its `error`, of kind `Usage`.
+pub fn write_refusal(message: &str, out: &mut impl Write) -> io::Result<()> {
+    let object = JsonRun {
+        files: Vec::new(),
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        errors: Vec::new(),
+        error: Some(JsonRefusal {
+            kind: "Usage",
+            message,
+        }),
+    };
+    write_object(&object, out)
+}
+
+fn write_object(object: &JsonRun<'_>, out: &mut impl Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, object)?;
     writeln!(out)?;
     out.flush()
 }

@@ -62,20 +62,14 @@ fn pass(args: &TestArgs, global: &GlobalArgs, scope: &Scope) -> Pass {
 fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mut Inputs) -> Exit {
     let selection = match selection(args) {
         Ok(selection) => selection,
-        Err(message) => {
-            eprintln!("promptforge: {message}");
-            return Exit::Usage;
-        }
+        Err(message) => return refuse(args.format, &message),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("promptforge: cannot start the runtime: {error}");
-            return Exit::Usage;
-        }
+        Err(error) => return refuse(args.format, &format!("cannot start the runtime: {error}")),
     };
     let collected = files::collect(&args.paths, &[FileKind::Test]);
     let mut errors = collected.errors;
@@ -92,8 +86,11 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
             Err(error) => errors.push(error),
         }
     }
-    for error in &errors {
-        eprintln!("promptforge: {}: {}", error.path, error.reason);
+    // With `--format json` they are the object's `errors`.
+    if args.format != TestFormat::Json {
+        for error in &errors {
+            eprintln!("promptforge: {}: {}", error.path, error.reason);
+        }
     }
     let mut hosts = Hosts::new(global, args);
     let case_options = CaseOptions {
@@ -104,10 +101,8 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
     let plan = plan(&loaded, &selection, &mut hosts);
     if !hosts.unknown_models.is_empty() {
         // Nothing runs: a matrix with a column missing is not the one asked for.
-        for message in &hosts.unknown_models {
-            eprintln!("promptforge: {message}");
-        }
-        return Exit::Usage;
+        let messages: Vec<&str> = hosts.unknown_models.iter().map(String::as_str).collect();
+        return refuse_all(args.format, &messages);
     }
     let models = args.models.clone().unwrap_or_default();
     let to_run = plan
@@ -133,7 +128,7 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
             finish(bar.as_ref());
             let mut out = io::BufWriter::new(io::stdout().lock());
             let written = if args.format == TestFormat::Json {
-                json::write(&results, &mut out)
+                json::write(&results, &errors, &mut out)
             } else {
                 junit::write(&results, &models, &mut out)
             };
@@ -162,6 +157,31 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
     } else {
         Exit::Ok
     }
+}
+
+/// A usage error before any case ran, printed as `format` asks: `promptforge:
+/// {message}` on stderr, or (`--format json`) the one JSON object with the
+/// refusal as its `error`; exits 2.
+fn refuse(format: TestFormat, message: &str) -> Exit {
+    refuse_all(format, &[message])
+}
+
+/// [`refuse`] with several messages: a line each on stderr, one per line in
+/// the JSON object's message.
+fn refuse_all(format: TestFormat, messages: &[&str]) -> Exit {
+    if format == TestFormat::Json {
+        let written = json::write_refusal(&messages.join("\n"), &mut io::stdout().lock());
+        if let Err(error) = written {
+            if error.kind() != io::ErrorKind::BrokenPipe {
+                eprintln!("promptforge: cannot write the output: {error}");
+            }
+        }
+    } else {
+        for message in messages {
+            eprintln!("promptforge: {message}");
+        }
+    }
+    Exit::Usage
 }
 
 /// `--filter`, `--shard` and `--live` (which `--models` implies); the error is

@@ -132,8 +132,7 @@ pub struct Pass {
 /// Runs the tests, then again on each change, until stopped or the watcher fails.
 pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
     if args.format != TestFormat::Text {
-        eprintln!("promptforge: {WATCH_NEEDS_TEXT}");
-        return Exit::Usage;
+        return super::refuse(args.format, WATCH_NEEDS_TEXT);
     }
     let (sender, events) = mpsc::channel();
     let mut watcher = match notify::recommended_watcher(sender) {
