@@ -4,7 +4,7 @@
 //! real files, the real file watcher.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -30,30 +30,29 @@ struct Watching {
 
 impl Watching {
     fn start(dir: &Scratch, args: &[&str]) -> Self {
+        // Both streams go to one pipe, so the lines come in the order the
+        // watcher wrote them (two pipes read by two threads interleave at
+        // random: a pass's `changed:` line on stderr could come after its
+        // summary on stdout).
+        let (reader, writer) = std::io::pipe().expect("a pipe");
         let mut command = std::process::Command::new(binary());
         isolate(&mut command)
             .current_dir(dir.path())
             .args(["test", "--watch"])
             .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("the binary runs");
+            .stdout(writer.try_clone().expect("the pipe's writer is cloned"))
+            .stderr(writer);
+        let child = command.spawn().expect("the binary runs");
+        // The command holds the writers: dropped, the reader ends with the child.
+        drop(command);
         let (sender, lines) = mpsc::channel();
-        let out = child.stdout.take().expect("stdout");
-        let err = child.stderr.take().expect("stderr");
-        for stream in [
-            Box::new(out) as Box<dyn std::io::Read + Send>,
-            Box::new(err),
-        ] {
-            let sender = sender.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    if sender.send(line).is_err() {
-                        break;
-                    }
+        std::thread::spawn(move || {
+            for line in BufReader::new(reader).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
                 }
-            });
-        }
+            }
+        });
         Watching {
             child,
             lines,
@@ -87,19 +86,8 @@ impl Watching {
         self.until(|l| l.contains(" passed, "))
     }
 
-    /// Returns once the watcher waits again: it says so once after each pass, on
-    /// stderr, so the line may come before or after the pass's summary on stdout.
+    /// Returns once the watcher waits again: it says so once after each pass.
     fn waiting(&self) {
-        let count = |needle: &str| {
-            self.all
-                .borrow()
-                .iter()
-                .filter(|l| l.contains(needle))
-                .count()
-        };
-        if count(WATCHING) >= count(" passed, ") {
-            return;
-        }
         self.until(|l| l.contains(WATCHING));
     }
 }
@@ -219,6 +207,20 @@ fn watch_prints_text_only() {
     isolate(&mut command)
         .current_dir(dir.path())
         .args(["test", "--watch", "--format", "json", "."]);
+    let out = command.output().expect("the binary runs");
+    assert_eq!(out.status.code(), Some(2));
+    // With --format json the refusal is the one JSON object.
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        json["error"]["message"],
+        "--watch prints text; it cannot be used with --format json or --format junit"
+    );
+    assert!(out.stderr.is_empty());
+    // With --format junit it is said on stderr.
+    let mut command = std::process::Command::new(binary());
+    isolate(&mut command)
+        .current_dir(dir.path())
+        .args(["test", "--watch", "--format", "junit", "."]);
     let out = command.output().expect("the binary runs");
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
