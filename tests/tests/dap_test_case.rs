@@ -91,3 +91,34 @@ fn a_case_the_file_does_not_hold_is_refused_at_launch() {
         format!("{} has no case named \"absent\"", tests.display())
     );
 }
+
+/// A `case` with a prompt as `program` says that `program` must be the test
+/// file (it used to look for `greet.md.md`), and a huge case name comes back
+/// cut to 200 characters.
+#[test]
+fn a_case_launch_names_its_test_file_and_echoes_a_name_in_bounds() {
+    let (scratch, prompt) = prompt_in("dap-case-program", "greet.md", PROMPT, "");
+    let tests = scratch.write("greet.test.yaml", TESTS);
+    let mut client = DapClient::start();
+    client.initialize();
+    let response = client.request("launch", json!({ "program": prompt, "case": "greets" }));
+    assert_eq!(response["success"], false, "{response}");
+    assert_eq!(
+        response["message"],
+        format!(
+            "\"case\" names a case of a prompt test file: \"program\" must be one (*.test.yaml), and {} is not",
+            prompt.display()
+        )
+    );
+    let huge = "n".repeat(3_500_000);
+    let response = client.request("launch", json!({ "program": tests, "case": huge }));
+    assert_eq!(response["success"], false);
+    assert_eq!(
+        response["message"],
+        format!(
+            "{} has no case named \"{}…\"",
+            tests.display(),
+            "n".repeat(200)
+        )
+    );
+}

@@ -192,11 +192,7 @@ fn keep_line(line: &[u8], tail: &Mutex<String>) {
     if text.is_empty() {
         return;
     }
-    let mut short: String = text.chars().take(STDERR_LINE_CHARS).collect();
-    if short.len() < text.len() {
-        short.push('…');
-    }
-    *lock(tail) = short;
+    *lock(tail) = promptforge_syntax::excerpt::at_most(text, STDERR_LINE_CHARS);
 }
 
 #[cfg(all(test, unix))]

@@ -205,11 +205,7 @@ fn base64_len(data: &str) -> usize {
 
 /// `text` cut to [`FAILURE_CHARS`] characters.
 fn short(text: &str) -> String {
-    let mut cut: String = text.chars().take(FAILURE_CHARS).collect();
-    if cut.len() < text.len() {
-        cut.push('…');
-    }
-    cut
+    promptforge_syntax::excerpt::at_most(text, FAILURE_CHARS)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod cores;
 pub mod diagnostic;
 pub mod document;
 mod duplicate_sections;
+pub mod excerpt;
 pub mod frontmatter;
 mod indexed;
 pub mod items;

@@ -123,10 +123,28 @@ impl RunEvents for OutputEvents {
     }
 }
 
+/// The most of a case name a launch's message repeats.
+const SHOWN_NAME_CHARS: usize = 200;
+
+/// A launch naming a `case` whose `program` is not a prompt test file.
+fn case_needs_a_test_file(program: &str) -> String {
+    format!("\"case\" names a case of a prompt test file: \"program\" must be one (*.test.yaml), and {program} is not")
+}
+
+/// A launch naming a case its test file does not have (the name cut to
+/// [`SHOWN_NAME_CHARS`] characters).
+fn no_such_case(test_file: &str, name: &str) -> String {
+    let shown = promptforge_syntax::excerpt::at_most(name, SHOWN_NAME_CHARS);
+    format!("{test_file} has no case named {shown:?}")
+}
+
 /// The case `name` of the test file `path`, and the path of the prompt it tests;
 /// the error is the launch's message.
 fn read_case(path: &std::path::Path, name: &str) -> Result<(TestedCase, PathBuf), String> {
     let display = path.display().to_string();
+    if !promptforge_syntax::test_file::is_test_file(path) {
+        return Err(case_needs_a_test_file(&display));
+    }
     let text = crate::files::read_text(path).map_err(|reason| format!("{display}: {reason}"))?;
     let loaded = crate::test::load::load(path, &display, text)
         .ok_or_else(|| format!("{display}: {}", crate::problem::INTERNAL_ERROR))?;
@@ -142,7 +160,7 @@ fn read_case(path: &std::path::Path, name: &str) -> Result<(TestedCase, PathBuf)
         .cases
         .into_iter()
         .find(|c| c.name.as_ref().is_some_and(|n| n.value == name))
-        .ok_or_else(|| format!("{display} has no case named {name:?}"))?;
+        .ok_or_else(|| no_such_case(&display, name))?;
     let (prompt_path, prompt) = loaded
         .prompt
         .ok_or_else(|| format!("{display}: its prompt cannot be read"))?;
