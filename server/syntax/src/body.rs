@@ -349,8 +349,9 @@ impl<'a, 'd> Builder<'a, 'd> {
                         first_line: self.ctx.line_index.line_of(opener.start) + 1,
                         code_range: code,
                         block_range: range,
+                        closed,
                     };
-                    self.read_block(block, opener.start, closed, check_lua);
+                    self.read_block(block, opener.start, check_lua);
                 }
             }
         }
@@ -377,14 +378,13 @@ impl<'a, 'd> Builder<'a, 'd> {
         &mut self,
         block: LuaBlock,
         opener: usize,
-        closed: bool,
         check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     ) {
         let shared = block.shared;
         if shared && self.current != Current::H1 {
             self.structure_error(Code::SharedOutsideH1, opener);
         }
-        if closed {
+        if block.closed {
             if let Err(err) = check_lua(&block) {
                 self.lua_error(&block, err);
             }

@@ -337,6 +337,7 @@ fn a_lua_block_never_closed_fails_at_its_opener_and_is_not_compiled() {
     let analysis = parse(&text);
     assert_eq!(analysis.document.sections.len(), 1);
     assert_eq!(analysis.document.lua_blocks.len(), 1);
+    assert!(!analysis.document.lua_blocks[0].closed);
     let opener = text.find("```lua").expect("opener");
     assert_eq!(
         analysis.diagnostics[0].range,
@@ -375,6 +376,7 @@ fn blanks_after_the_opener_or_the_closing_backticks_and_longer_closers_are_accep
         let analysis = parse(&text);
         assert_eq!(analysis.diagnostics, vec![], "{body:?}");
         assert_eq!(analysis.document.lua_blocks.len(), 1, "{body:?}");
+        assert!(analysis.document.lua_blocks[0].closed, "{body:?}");
     }
     // With blanks after it, an opener left open is still an executable block's.
     let text = prompt("# T\n```lua \t\nreturn 1\n");
