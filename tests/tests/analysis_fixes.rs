@@ -102,6 +102,26 @@ fn an_optional_plugin_backing_a_slot_loses_its_optional() {
     assert!(!apply(&text, optional).contains("optional"));
 }
 
+#[test]
+fn a_lua_block_never_closed_is_closed_before_the_heading_it_swallowed() {
+    let text = format!("{}\n## A\n\n```lua\nreturn 1\n\n## B\n", prompt(""));
+    let all = found(&text, &CatalogView::default());
+    let unclosed = all
+        .iter()
+        .find(|d| matches!(d.code, Code::UnclosedLuaBlock { line: 11 }))
+        .expect("the block is never closed");
+    assert_eq!(
+        unclosed.fixes[0].title,
+        "Close the block with ``` at line 13"
+    );
+    let fixed = apply(&text, unclosed);
+    assert!(
+        fixed.ends_with("```lua\nreturn 1\n```\n\n## B\n"),
+        "{fixed}"
+    );
+    assert_eq!(found(&fixed, &CatalogView::default()), vec![]);
+}
+
 fn workspace() -> PathBuf {
     promptforge_tests::workspace_root()
 }

@@ -117,6 +117,30 @@ fn parse_errors_refuse_at_the_first_with_the_parse_kind() {
 }
 
 #[test]
+fn a_lua_block_never_closed_or_an_untitled_heading_refuses_the_run_as_check_reports_it() {
+    let s = Scratch::new("run-structure");
+    // Its code would be the rest of the file: the section below never runs.
+    s.write(
+        "a.md",
+        "---\nname: a\ndescription: d\npromptforge: 0\n---\n\n# T\n\n## A\n\n```lua\nreturn 'a'\n\n## B\n\n```lua\nreturn 'b'\n",
+    );
+    let run = pf(s.path(), &["run", "a.md"]);
+    assert_eq!((run.code, run.stdout.as_str()), (Some(1), ""));
+    let message = "a.md:11:1: error[Structure]: the lua block opened at line 11 is never closed\n";
+    assert_eq!(run.stderr, message);
+    assert_eq!(pf(s.path(), &["check", "a.md"]).stdout, message);
+    s.write(
+        "b.md",
+        "---\nname: b\ndescription: d\npromptforge: 0\n---\n\n# T\n\n## \n\n```lua\nreturn 'b'\n```\n",
+    );
+    let run = pf(s.path(), &["run", "b.md"]);
+    assert_eq!((run.code, run.stdout.as_str()), (Some(1), ""));
+    let message = "b.md:9:1: error[Structure]: a heading needs a title\n";
+    assert_eq!(run.stderr, message);
+    assert_eq!(pf(s.path(), &["check", "b.md"]).stdout, message);
+}
+
+#[test]
 fn requirements_unmet_continues_on_the_following_lines() {
     let s = Scratch::new("run-requirements");
     s.write("a.md", "---\nname: p\ndescription: d\npromptforge: 0\nplugins: [promptforge/web, acme/absent]\ntools:\n  fetch: promptforge/web/fetch\n  read: acme/other/read\n---\n\n# T\n");

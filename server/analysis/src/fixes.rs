@@ -3,11 +3,14 @@
 //! `optional: true` from a Plugin that backs a slot, remove a duplicate Plugin
 //! declaration, replace an unknown tool path with the nearest catalog path, and
 //! rename an invalid prompt name or Plugin id or tool path segment to the nearest
-//! valid one (`Three Errors` to `three-errors`), offered only when that one is valid.
+//! valid one (`Three Errors` to `three-errors`), offered only when that one is
+//! valid, and close a lua block that is never closed ([`closing_fence`] says where).
 
 use std::ops::Range;
 
 use promptforge_syntax::frontmatter::names::{self, is_segment, is_valid_prompt_name};
+
+use crate::closing_fence::closing_fence;
 use promptforge_syntax::{Code, Diagnostic, Fix, Frontmatter, TextEdit};
 
 /// The fixes for `diagnostic` in `text`, whose frontmatter is `frontmatter`
@@ -64,6 +67,12 @@ pub fn fixes(text: &str, frontmatter: Option<&Frontmatter>, diagnostic: &Diagnos
         Code::InvalidToolPath { text: name, .. } => {
             rename_segment(text, frontmatter, range, name, Name::ToolPath)
         }
+        Code::UnclosedLuaBlock { .. } => closing_fence(text, range).map(|closing| {
+            fix(
+                format!("Close the block with ``` at line {}", closing.line),
+                (closing.at..closing.at, closing.new_text),
+            )
+        }),
         _ => None,
     };
     fix.into_iter().collect()

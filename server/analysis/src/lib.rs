@@ -9,6 +9,7 @@
 
 pub mod api_reference;
 pub mod checks;
+pub mod closing_fence;
 pub mod facts_cache;
 pub mod fixes;
 pub mod ide;

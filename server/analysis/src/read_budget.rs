@@ -65,12 +65,18 @@ pub fn reads_all(lengths: impl IntoIterator<Item = usize>) -> bool {
 
 /// The Information diagnostics of the blocks not read, each on its opening
 /// fence line of `text`: every block past the block limit, and the first past
-/// the document's limit (counting the later ones), in document order.
+/// the document's limit (counting the later ones), in document order. A block
+/// never closed gets none: its Structure error says what is wrong, and its
+/// syntax is not checked either.
 pub fn diagnostics<'a>(
     text: &str,
     unread: impl IntoIterator<Item = (&'a LuaBlock, Unread)>,
 ) -> Vec<Diagnostic> {
-    let unread: Vec<(&LuaBlock, Unread)> = unread.into_iter().collect();
+    // A block never closed has its Structure error, and is not compiled either.
+    let unread: Vec<(&LuaBlock, Unread)> = unread
+        .into_iter()
+        .filter(|(block, _)| block.closed)
+        .collect();
     let past_document = unread.iter().filter(|(_, u)| *u == Unread::Document);
     let later = past_document.count().saturating_sub(1);
     let mut document_reported = false;
@@ -141,6 +147,7 @@ mod tests {
                 code_range: i * 13 + 7..i * 13 + 9,
                 block_range: i * 13..i * 13 + 13,
                 first_line: 3 * i as u32 + 1,
+                closed: true,
             })
             .collect();
         use Unread::{Block, Document};
@@ -168,5 +175,15 @@ mod tests {
         assert!(one_later[0].message.ends_with("only the syntax of this block and of 1 later block is checked (no static checks, and no hover, completion or other Lua features in them)"));
         let alone = diagnostics(text, [(&blocks[3], Document)]);
         assert_eq!(alone[0].message, "the document's Lua blocks together are past the 1048576 bytes the analysis reads: only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)");
+        // A block never closed is not compiled: its Structure error says it all.
+        let never_closed = LuaBlock {
+            closed: false,
+            ..blocks[3].clone()
+        };
+        let unread = [(&blocks[2], Document), (&never_closed, Document)];
+        let found = diagnostics(text, unread);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.ends_with("only its syntax is checked (no static checks, and no hover, completion or other Lua features in it)"));
+        assert!(diagnostics(text, [(&never_closed, Block)]).is_empty());
     }
 }

@@ -114,14 +114,17 @@ impl BlockEdit {
                     range,
                     opener,
                     code,
+                    closed,
                 },
                 Item::Fence {
                     range: new_range,
                     opener: new_opener,
                     code: new_code,
+                    closed: new_closed,
                 },
             ) => {
-                *new_range == self.range(range)
+                closed == new_closed
+                    && *new_range == self.range(range)
                     && *new_opener == self.range(opener)
                     && *new_code == self.range(code)
             }
@@ -135,8 +138,8 @@ impl BlockEdit {
 
 /// The block edit `edit` is, when it is one: `single_line` (it removed and
 /// inserted no line break), inside the code of one of the previous `items`
-/// (not touching its fences), and the items read after it (`now`) are the
-/// previous ones shifted. `lua_blocks` are the previous document's.
+/// (not touching its fences; a fence with a closing line), and the items read
+/// after it (`now`) are the previous ones shifted. `lua_blocks` are the previous document's.
 pub(crate) fn find(
     items: &[Item],
     now: &[Item],
@@ -149,7 +152,11 @@ pub(crate) fn find(
     }
     let containing = items.partition_point(|i| i.start() <= edit.start);
     let code = match items.get(containing.checked_sub(1)?)? {
-        Item::Fence { code, .. } if code.start <= edit.start && edit.old_end < code.end => code,
+        // A block never closed is not compiled (`body`), so an edit in it is
+        // analysed as any other: the shifted analysis would compile it.
+        Item::Fence {
+            code, closed: true, ..
+        } if code.start <= edit.start && edit.old_end < code.end => code,
         _ => return None,
     };
     let block = lua_blocks

@@ -15,6 +15,13 @@ use crate::sections::{Caller, Sections, SectionsBuilder};
 pub const ONE_H1: &str = "a prompt has exactly one H1 title";
 /// The message for a `lua shared` block outside the H1 body.
 pub const SHARED_OUTSIDE_H1: &str = "lua shared blocks belong to the H1 body";
+/// The message for a heading with only blanks after its `#` marks.
+pub const EMPTY_HEADING: &str = "a heading needs a title";
+
+/// `the lua block opened at line {line} is never closed` (`line` 1-based).
+pub fn unclosed_block(line: u32) -> String {
+    format!("the lua block opened at line {line} is never closed")
+}
 
 /// `heading level skipped: "{heading}" is an H{n} under an H{m}`.
 pub fn level_skipped(heading: &str, level: u8, parent: u8) -> String {
@@ -292,18 +299,15 @@ impl<'a, 'd> Builder<'a, 'd> {
         check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     ) {
         match item {
-            Item::Heading(heading) if heading.level == 1 => {
-                if is_first_h1 {
-                    self.close_sections(heading.line_range.start);
-                    self.model.title = Some(heading);
-                    self.current = Current::H1;
-                    self.state = BodyState::default();
-                } else {
-                    self.structure_error(Code::OneH1, heading.line_range.start);
-                    self.state.seen_content = true;
+            Item::Heading(heading) => {
+                // An untitled heading is still a heading: it opens its section
+                // (the first H1 is the title), after the rules of its place.
+                let untitled = heading.text.is_empty().then_some(heading.line_range.start);
+                self.read_heading(heading, is_first_h1);
+                if let Some(at) = untitled {
+                    self.structure_error(Code::EmptyHeading, at);
                 }
             }
-            Item::Heading(heading) => self.open_section(heading),
             Item::Break(range) => {
                 let first = !self.state.seen_content;
                 self.state.seen_content = true;
@@ -330,37 +334,60 @@ impl<'a, 'd> Builder<'a, 'd> {
                 range,
                 opener,
                 code,
+                closed,
             } => {
                 self.state.seen_content = true;
-                if !self.state.commented {
-                    self.read_fence(range, opener, code, check_lua);
+                let shared = self.ctx.text.get(opener.clone()).and_then(lua_fence);
+                // Under a comment too: the headings it swallowed are lost all the same.
+                if shared.is_some() && !closed {
+                    let line = self.ctx.line_index.line_of(opener.start) + 1;
+                    self.structure_error(Code::UnclosedLuaBlock { line }, opener.start);
+                }
+                if let (Some(shared), false) = (shared, self.state.commented) {
+                    let block = LuaBlock {
+                        shared,
+                        first_line: self.ctx.line_index.line_of(opener.start) + 1,
+                        code_range: code,
+                        block_range: range,
+                        closed,
+                    };
+                    self.read_block(block, opener.start, check_lua);
                 }
             }
         }
     }
 
-    fn read_fence(
+    fn read_heading(&mut self, heading: Heading, is_first_h1: bool) {
+        if heading.level > 1 {
+            self.open_section(heading);
+        } else if is_first_h1 {
+            self.close_sections(heading.line_range.start);
+            self.model.title = Some(heading);
+            self.current = Current::H1;
+            self.state = BodyState::default();
+        } else {
+            self.structure_error(Code::OneH1, heading.line_range.start);
+            self.state.seen_content = true;
+        }
+    }
+
+    /// An executable block that runs (not under a comment). One never closed
+    /// is not compiled: its code is the rest of the file, and Lua's message
+    /// would be about the Markdown it swallowed.
+    fn read_block(
         &mut self,
-        range: Range<usize>,
-        opener: Range<usize>,
-        code: Range<usize>,
+        block: LuaBlock,
+        opener: usize,
         check_lua: &mut dyn FnMut(&LuaBlock) -> Result<(), LuaSyntaxError>,
     ) {
-        let text = self.ctx.text;
-        let Some(shared) = text.get(opener.clone()).and_then(lua_fence) else {
-            return;
-        };
+        let shared = block.shared;
         if shared && self.current != Current::H1 {
-            self.structure_error(Code::SharedOutsideH1, opener.start);
+            self.structure_error(Code::SharedOutsideH1, opener);
         }
-        let block = LuaBlock {
-            shared,
-            first_line: self.ctx.line_index.line_of(opener.start) + 1,
-            code_range: code,
-            block_range: range,
-        };
-        if let Err(err) = check_lua(&block) {
-            self.lua_error(&block, err);
+        if block.closed {
+            if let Err(err) = check_lua(&block) {
+                self.lua_error(&block, err);
+            }
         }
         let index = self.model.lua_blocks.len();
         if let Some(sections) = &mut self.index {
@@ -427,7 +454,10 @@ impl<'a, 'd> Builder<'a, 'd> {
             };
             self.structure_error(code, start);
         }
-        self.seen.push(parent, &heading);
+        // An untitled heading has its own error, and no title to repeat.
+        if !heading.text.is_empty() {
+            self.seen.push(parent, &heading);
+        }
         let number = self.opened;
         self.opened += 1;
         if let Some(sections) = &mut self.index {

@@ -44,6 +44,9 @@ pub struct LuaBlock {
     pub block_range: Range<usize>,
     /// 0-based file line of the code's first line (the line after the opening fence).
     pub first_line: u32,
+    /// False for a block never closed (a Structure error): its code runs to the
+    /// end of the file, and is not compiled.
+    pub closed: bool,
 }
 
 impl LuaBlock {

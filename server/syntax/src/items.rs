@@ -25,6 +25,8 @@ pub enum Item {
         opener: Range<usize>,
         /// The code (an empty range where it would start when there is none).
         code: Range<usize>,
+        /// False when no closing line follows: the fence runs to the end of the file.
+        closed: bool,
     },
     /// A thematic break.
     Break(Range<usize>),
@@ -63,10 +65,12 @@ impl Item {
                 range,
                 opener,
                 code,
+                closed,
             } => Item::Fence {
                 range: at(range),
                 opener: at(opener),
                 code: at(code),
+                closed: *closed,
             },
             Item::Break(range) => Item::Break(at(range)),
             Item::Paragraph(range) => Item::Paragraph(at(range)),
@@ -265,7 +269,8 @@ fn read_nodes(
     }
 }
 
-/// A fence's opening line and code ranges (an empty code range where the code would start).
+/// A fence's opening line and code ranges (an empty code range where the code
+/// would start), and whether a closing line ends it (`fence_close` is there).
 fn read_fence(node: Node<'_>) -> Item {
     let k = kinds();
     let range = node.byte_range();
@@ -289,6 +294,7 @@ fn read_fence(node: Node<'_>) -> Item {
         opener: opener.unwrap_or_else(|| range.clone()),
         code,
         range,
+        closed: close.is_some(),
     }
 }
 

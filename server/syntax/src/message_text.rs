@@ -52,6 +52,8 @@ impl Code {
                 crate::body::duplicate_section(heading, *line)
             }
             Code::SharedOutsideH1 => crate::body::SHARED_OUTSIDE_H1.to_owned(),
+            Code::UnclosedLuaBlock { line } => crate::body::unclosed_block(*line),
+            Code::EmptyHeading => crate::body::EMPTY_HEADING.to_owned(),
             Code::LuaSyntax { message } => message.clone(),
             Code::UnboundToolSlot { function, alias } => match function {
                 ScopeFunction::Add => messages::add_not_bound(alias),

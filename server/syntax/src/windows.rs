@@ -150,7 +150,7 @@ fn read_window(
     }
 }
 
-/// Compiles the code of every executable block among `items`; gives the errors.
+/// Compiles the code of every closed executable block among `items`; gives the errors.
 fn compile_blocks(
     text: &str,
     lua: &dyn LuaCompiler,
@@ -159,7 +159,13 @@ fn compile_blocks(
     let blocks: Vec<&Range<usize>> = items
         .iter()
         .filter_map(|item| match item {
-            Item::Fence { opener, code, .. } => {
+            // A block never closed is not compiled (see `body`).
+            Item::Fence {
+                opener,
+                code,
+                closed: true,
+                ..
+            } => {
                 text.get(opener.clone()).and_then(lua_fence)?;
                 Some(code)
             }
@@ -396,6 +402,30 @@ mod tests {
             .all(|w| text[w.start..].starts_with("## ")));
         let outline = read(&text, &line_index, &FailsOnBad, 100).expect("every cut holds");
         assert_eq!(outline.items.concat(), one_tree(&text, &line_index).1);
+    }
+
+    #[test]
+    fn a_lua_block_never_closed_runs_to_the_end_of_the_last_window() {
+        // No cut after its opener: the headings it swallowed are its code, in
+        // the windows as in one tree, and its code is not compiled.
+        let mut text = prompt(20);
+        let opener = text.len();
+        text.push_str("```lua\nbad()\n\n");
+        for i in 0..30 {
+            text.push_str(&format!("## Swallowed {i}\n\nbad()\n\n"));
+        }
+        let line_index = LineIndex::new(&text);
+        let windows = plan(&text, 100);
+        assert!(windows.len() > 5);
+        assert!(windows.iter().all(|w| w.start < opener));
+        let outline = read(&text, &line_index, &FailsOnBad, 100).expect("every cut holds");
+        let items = outline.items.concat();
+        assert_eq!(items, one_tree(&text, &line_index).1);
+        assert!(matches!(
+            items.last(),
+            Some(Item::Fence { opener: o, closed: false, .. }) if o.start == opener
+        ));
+        assert!(outline.failed.keys().all(|&(start, _)| start < opener));
     }
 
     #[test]

@@ -324,3 +324,164 @@ fn a_heading_both_skipped_and_duplicated_reports_the_skip_first() {
         ]
     );
 }
+
+#[test]
+fn a_lua_block_never_closed_fails_at_its_opener_and_is_not_compiled() {
+    // The rest of the file is its code: the headings below are not sections,
+    // and Lua's message about them would only repeat the cause.
+    let text = prompt("# T\n\n## A\n\n```lua\nreturn 1\n\n## B\n\nProse.\n");
+    assert_eq!(
+        body_errors(&text),
+        ["10:1: error[Structure]: the lua block opened at line 10 is never closed"]
+    );
+    let analysis = parse(&text);
+    assert_eq!(analysis.document.sections.len(), 1);
+    assert_eq!(analysis.document.lua_blocks.len(), 1);
+    assert!(!analysis.document.lua_blocks[0].closed);
+    let opener = text.find("```lua").expect("opener");
+    assert_eq!(
+        analysis.diagnostics[0].range,
+        opener..opener + "```lua".len()
+    );
+    // A `lua shared` block too, and an opener that is the file's last line.
+    for (body, line) in [
+        ("# T\n```lua shared\nfunction f() end\n## A\n", 7),
+        ("# T\n\n```lua", 8),
+        ("# T\n\n```lua\n", 8),
+        ("# T\n\n```lua\r\nreturn 1\r\n", 8),
+        ("# T\n\n```lua\rreturn 1\r", 8),
+    ] {
+        let text = prompt(body);
+        assert_eq!(
+            body_errors(&text),
+            [format!(
+                "{line}:1: error[Structure]: the lua block opened at line {line} is never closed"
+            )],
+            "{body:?}"
+        );
+    }
+}
+
+#[test]
+fn blanks_after_the_opener_or_the_closing_backticks_and_longer_closers_are_accepted() {
+    for body in [
+        "# T\n```lua  \t\nreturn 1\n```\n",
+        "# T\n```lua shared \nx = 1\n```\n",
+        "# T\n```lua\nreturn 1\n``` \t\n",
+        "# T\n```lua\nreturn 1\n`````\n",
+        "# T\n```lua\nreturn 1\n````  \n## A\n",
+        "# T\n```lua\nreturn 1\n```",
+    ] {
+        let text = prompt(body);
+        let analysis = parse(&text);
+        assert_eq!(analysis.diagnostics, vec![], "{body:?}");
+        assert_eq!(analysis.document.lua_blocks.len(), 1, "{body:?}");
+        assert!(analysis.document.lua_blocks[0].closed, "{body:?}");
+    }
+    // With blanks after it, an opener left open is still an executable block's.
+    let text = prompt("# T\n```lua \t\nreturn 1\n");
+    assert_eq!(
+        body_errors(&text),
+        ["7:1: error[Structure]: the lua block opened at line 7 is never closed"]
+    );
+}
+
+#[test]
+fn other_fences_never_closed_stay_prose() {
+    for opener in [
+        "```",
+        "```python",
+        "~~~lua",
+        "````lua",
+        " ```lua",
+        "```lua extra",
+        "```Lua",
+    ] {
+        let text = prompt(&format!("# T\n## A\n{opener}\nx = = 1\n## B\n"));
+        let analysis = parse(&text);
+        assert_eq!(analysis.diagnostics, vec![], "{opener:?}");
+        assert!(analysis.document.lua_blocks.is_empty(), "{opener:?}");
+    }
+}
+
+#[test]
+fn a_lua_block_never_closed_under_a_comment_fails_too() {
+    // It does not run, but the headings it swallowed are lost all the same.
+    let text = prompt("# T\n## A\ntext\n---\n```lua\nreturn 1\n## B\n");
+    assert_eq!(
+        body_errors(&text),
+        ["10:1: error[Structure]: the lua block opened at line 10 is never closed"]
+    );
+    assert!(parse(&text).document.lua_blocks.is_empty());
+}
+
+#[test]
+fn a_lua_shared_block_never_closed_in_a_section_breaks_both_rules() {
+    let text = prompt("# T\n## A\n```lua shared\nx = 1\n");
+    assert_eq!(
+        body_errors(&text),
+        [
+            "8:1: error[Structure]: the lua block opened at line 8 is never closed",
+            "8:1: error[Structure]: lua shared blocks belong to the H1 body",
+        ]
+    );
+}
+
+#[test]
+fn a_heading_needs_a_title() {
+    let text = prompt("# T\n\n##\n\n###   \n\n##\t\n\n## ##\n\n## B\n");
+    assert_eq!(
+        body_errors(&text),
+        [
+            "8:1: error[Structure]: a heading needs a title",
+            "10:1: error[Structure]: a heading needs a title",
+            "12:1: error[Structure]: a heading needs a title",
+            "14:1: error[Structure]: a heading needs a title",
+        ]
+    );
+    // Each still opens its section; untitled siblings are not duplicates.
+    let analysis = parse(&text);
+    let sections = &analysis.document.sections;
+    assert_eq!(sections.len(), 4);
+    assert_eq!(sections[0].children.len(), 1);
+    assert_eq!(&*sections[3].heading.text, "B");
+    let line = text.find("###   ").expect("the H3");
+    let untitled = &analysis.diagnostics[1];
+    assert_eq!(untitled.range, line..line + "###   ".len());
+}
+
+#[test]
+fn an_untitled_h1_is_still_the_title() {
+    let text = prompt("\n#\n\n## A\n");
+    assert_eq!(
+        body_errors(&text),
+        ["7:1: error[Structure]: a heading needs a title"]
+    );
+    let analysis = parse(&text);
+    assert_eq!(analysis.document.title.as_ref().map(|h| h.level), Some(1));
+    assert_eq!(analysis.document.sections.len(), 1);
+    // A second one breaks the one-H1 rule first.
+    let text = prompt("# T\n#  \n");
+    assert_eq!(
+        body_errors(&text),
+        [
+            "7:1: error[Structure]: a prompt has exactly one H1 title",
+            "7:1: error[Structure]: a heading needs a title",
+        ]
+    );
+}
+
+#[test]
+fn an_untitled_heading_is_checked_for_its_level_first() {
+    let text = prompt("# T\n## A\n####\n");
+    assert_eq!(
+        body_errors(&text),
+        [
+            "8:1: error[Structure]: heading level skipped: \"\" is an H4 under an H2",
+            "8:1: error[Structure]: a heading needs a title",
+        ]
+    );
+    // Hash lines that are not headings, or inside a fence, need nothing.
+    let text = prompt("# T\n#hashtag\n####### seven\n```text\n#\n```\n");
+    assert_eq!(parse(&text).diagnostics, vec![]);
+}

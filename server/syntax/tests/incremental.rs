@@ -29,6 +29,9 @@ const FRAGMENTS: &[&str] = &[
     "- acme/x\n",
     "```",
     "#",
+    "#\n",
+    "## \n",
+    "```lua \n",
     "\u{feff}",
     "local = 1\n",
     "\t",
@@ -255,4 +258,35 @@ fn a_keystroke_that_closes_a_fence_or_breaks_a_line_is_analysed_whole() {
     file.edit(at..at, "a\n").expect("edit within bounds");
     assert!(!file.last_work().shifted);
     assert_eq!(file.analysis(), &parse(file.text()));
+}
+
+#[test]
+fn keystrokes_in_a_lua_block_never_closed_are_analysed_afresh() {
+    // Its code is the rest of the file and is not compiled: a keystroke in it
+    // is no block edit (that would compile it), and gives what a fresh parse gives.
+    let mut file = promptforge_luacheck::parsed(format!(
+        "{}```lua\nreturn 1\n\n## Swallowed\n\nProse.\n",
+        long_seed()
+    ));
+    for (needle, insert) in [("return 1", "x"), ("## Swallowed", " ("), ("Prose.", "``")] {
+        let at = file.text().rfind(needle).expect("in the text") + 2;
+        file.edit(at..at, insert).expect("edit within bounds");
+        assert!(!file.last_work().shifted);
+        assert_eq!(file.analysis(), &parse(file.text()));
+        let unclosed = file
+            .analysis()
+            .diagnostics
+            .iter()
+            .filter(|d| matches!(d.code, promptforge_syntax::Code::UnclosedLuaBlock { .. }));
+        assert_eq!(unclosed.count(), 1);
+    }
+    // Closing it with a keystroke compiles it.
+    let end = file.text().len();
+    file.edit(end..end, "```").expect("edit within bounds");
+    assert_eq!(file.analysis(), &parse(file.text()));
+    assert!(file
+        .analysis()
+        .diagnostics
+        .iter()
+        .all(|d| !matches!(d.code, promptforge_syntax::Code::UnclosedLuaBlock { .. })));
 }

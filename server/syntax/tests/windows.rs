@@ -6,7 +6,8 @@ use std::sync::Arc;
 use promptforge_syntax::{Analysis, Indexed, ParsedFile, Sections};
 use proptest::prelude::*;
 
-/// Blocks that change the structure, hide headings in fences, or fail to compile.
+/// Blocks that change the structure, hide headings in fences (or in a lua block
+/// never closed), have no title, or fail to compile.
 const BLOCKS: &[&str] = &[
     "# Title\n",
     "## A\n",
@@ -24,7 +25,14 @@ const BLOCKS: &[&str] = &[
     "```lua\nlocal = 1\n```\n",
     "```lua shared\nfunction f() end\n```\n",
     "```lua\nif x then\n",
+    "```lua \t\n",
+    "```lua shared\n",
     "```\n",
+    "`````\n",
+    "``` \t\n",
+    "#\n",
+    "## \n",
+    "###\t\n",
     "```text\n# not a heading\n```\n",
     "~~~\n## hidden\n~~~\n",
     "````\n```\n# hidden\n```\n````\n",

@@ -5,6 +5,7 @@ use tower_lsp::lsp_types::{DocumentSymbol, SymbolKind};
 
 use crate::snapshot::Snapshot;
 use promptforge_analysis::sections::Sections;
+use promptforge_syntax::Heading;
 
 #[allow(deprecated)] // `deprecated` is a required field of lsp-types' struct.
 fn symbol(
@@ -24,6 +25,17 @@ fn symbol(
         range,
         selection_range: selection,
         children: Some(children),
+    }
+}
+
+/// A heading's name in the outline: its text, or its `#` marks while it has
+/// none (an error, but one typed on the way to every title): clients refuse a
+/// symbol with an empty name (VS Code drops the whole outline).
+fn name(heading: &Heading) -> String {
+    if heading.text.is_empty() {
+        "#".repeat(usize::from(heading.level))
+    } else {
+        heading.text.to_string()
     }
 }
 
@@ -65,7 +77,7 @@ pub fn document_symbols(snapshot: &Snapshot) -> Vec<DocumentSymbol> {
         Some(title) => {
             let range = title.line_range.start..snapshot.text.len();
             out.push(symbol(
-                title.text.to_string(),
+                name(title),
                 Some(title.target()),
                 SymbolKind::MODULE,
                 positions.range(&range),
@@ -92,7 +104,7 @@ fn section_symbols(
         .map(|(index, s)| {
             let detail = if s.off_walk { "off the walk" } else { "walked" };
             symbol(
-                s.heading.text.to_string(),
+                name(&s.heading),
                 Some(format!("{} ({detail})", s.heading.target())),
                 SymbolKind::FUNCTION,
                 positions.range(&s.range),

@@ -116,6 +116,10 @@ pub enum Code {
     DuplicateSection { heading: String, line: u32 },
     /// A `lua shared` block outside the H1 body.
     SharedOutsideH1,
+    /// An executable block with no closing line; its opener's 1-based line.
+    UnclosedLuaBlock { line: u32 },
+    /// A heading with only blanks after its `#` marks.
+    EmptyHeading,
     // ---- Parse: Lua ----
     /// A Lua syntax error; Lua's message.
     LuaSyntax { message: String },
@@ -235,7 +239,9 @@ impl Code {
             Code::OneH1
             | Code::HeadingLevelSkipped { .. }
             | Code::DuplicateSection { .. }
-            | Code::SharedOutsideH1 => Stable::Parse(ParseKind::Structure),
+            | Code::SharedOutsideH1
+            | Code::UnclosedLuaBlock { .. }
+            | Code::EmptyHeading => Stable::Parse(ParseKind::Structure),
             Code::LuaSyntax { .. } => Stable::Parse(ParseKind::Lua),
             Code::NoFrontmatter
             | Code::InvalidYaml { .. }
@@ -332,6 +338,8 @@ impl Code {
             | Code::HeadingLevelSkipped { .. }
             | Code::DuplicateSection { .. }
             | Code::SharedOutsideH1
+            | Code::UnclosedLuaBlock { .. }
+            | Code::EmptyHeading
             | Code::LuaSyntax { .. }
             | Code::UnboundToolSlot { .. }
             | Code::UnboundTool { .. }
@@ -428,6 +436,8 @@ mod tests {
                 line: 1,
             },
             Code::SharedOutsideH1,
+            Code::UnclosedLuaBlock { line: 1 },
+            Code::EmptyHeading,
             Code::LuaSyntax { message: s() },
             Code::UnboundToolSlot {
                 function: ScopeFunction::Add,
@@ -526,6 +536,8 @@ mod tests {
             | Code::HeadingLevelSkipped { .. }
             | Code::DuplicateSection { .. }
             | Code::SharedOutsideH1
+            | Code::UnclosedLuaBlock { .. }
+            | Code::EmptyHeading
             | Code::LuaSyntax { .. }
             | Code::UnboundToolSlot { .. }
             | Code::UnboundTool { .. }
@@ -554,8 +566,8 @@ mod tests {
     #[test]
     fn every_code_name_is_in_code_names_and_every_listed_name_is_given() {
         let codes = one_of_each();
-        // 47 variants: keep in step with `sample_is_listed`.
-        assert_eq!(codes.len(), 47, "one sample per variant");
+        // 49 variants: keep in step with `sample_is_listed`.
+        assert_eq!(codes.len(), 49, "one sample per variant");
         for code in &codes {
             assert!(sample_is_listed(code));
             assert!(

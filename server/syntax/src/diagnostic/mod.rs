@@ -18,7 +18,8 @@ pub enum ParseKind {
     Frontmatter,
     /// The `promptforge:` version, and a Markdown file that is not a prompt.
     Version,
-    /// The body: the H1, heading levels, duplicate sections, block placement.
+    /// The body: the H1, heading levels and titles, duplicate sections, blocks
+    /// never closed, block placement.
     Structure,
     /// A Lua syntax error in an executable block.
     Lua,
