@@ -11,6 +11,7 @@
 //!   `request failed: {detail} ({url})`,
 //! - `timed out after {duration} ({url})`,
 //! - `the server reported an error: {message}` (an error inside a 200 stream),
+//! - `the reply is larger than 16 MiB` (streamed or whole; not retried),
 //! - `malformed reply: {what}`.
 //!
 //! The API key is replaced by `[redacted]` wherever it appears, before any cut.
@@ -43,6 +44,15 @@ impl Failure {
     pub(crate) fn malformed(what: impl std::fmt::Display) -> Self {
         Failure {
             cause: format!("malformed reply: {what}"),
+            retryable: false,
+            retry_after: None,
+        }
+    }
+
+    /// A reply whose body goes past `limit` bytes: the same reply again would too.
+    pub(crate) fn too_large(limit: usize) -> Self {
+        Failure {
+            cause: format!("the reply is larger than {}", size(limit)),
             retryable: false,
             retry_after: None,
         }
@@ -174,6 +184,19 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
+/// A size in bytes as `16 MiB`, `64 KiB` or `100 bytes`.
+fn size(bytes: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * KIB;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// A duration as `2s`, `1.5s` or `300ms`.
 fn duration(d: Duration) -> String {
     if d.subsec_millis() == 0 && d.as_secs() > 0 {
@@ -262,5 +285,8 @@ mod tests {
         assert_eq!(duration(Duration::from_millis(300)), "300ms");
         assert_eq!(display_url("http://u:p@h:1/v1"), "http://h:1/v1");
         assert_eq!(display_url("http://h:1/v1"), "http://h:1/v1");
+        assert_eq!(size(16 * 1024 * 1024), "16 MiB");
+        assert_eq!(size(64 * 1024), "64 KiB");
+        assert_eq!(size(1000), "1000 bytes");
     }
 }

@@ -6,8 +6,10 @@
 //! server asked for in `retry-after-ms` / `Retry-After` (seconds; at most 30 s).
 //! Other statuses and malformed replies are not retried. The timeout bounds every wait
 //! on the server: for the reply's status and headers, then for each next chunk of the
-//! body, so a long reply that keeps streaming is not cut. Cancellation ends the call at
-//! once, whether it is connecting, streaming or waiting to retry.
+//! body, so a long reply that keeps streaming is not cut. A reply's body, streamed or
+//! whole, is read up to [`REPLY_BODY_LIMIT`]: past it the call fails at once, not
+//! retried. Cancellation ends the call at once, whether it is connecting, streaming or
+//! waiting to retry.
 
 use std::time::Duration;
 
@@ -28,8 +30,9 @@ const BACKOFF_CAP: Duration = Duration::from_secs(8);
 const RETRY_AFTER_CAP: Duration = Duration::from_secs(30);
 /// How much of an error body is read.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
-/// How much of a non-streamed JSON reply is read.
-const JSON_BODY_LIMIT: usize = 16 * 1024 * 1024;
+/// The most of a reply's body that is read, streamed (SSE) or whole (JSON): a reply
+/// past it fails the call.
+pub(crate) const REPLY_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// What a decoder wants after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +181,10 @@ impl Transport {
             return Err(Failure::http(status, &body, retry_after, self.secret()));
         }
         if content_type.starts_with("application/json") {
-            let body = self.read_all(&mut stream, url, JSON_BODY_LIMIT).await?;
+            let body = self.read_all(&mut stream, url, REPLY_BODY_LIMIT).await?;
+            if body.len() > REPLY_BODY_LIMIT {
+                return Err(Failure::too_large(REPLY_BODY_LIMIT));
+            }
             return decoder.whole(&body);
         }
         if content_type.starts_with("text/html") {
@@ -188,7 +194,12 @@ impl Transport {
             ));
         }
         let mut parser = SseParser::new();
+        let mut read = 0usize;
         while let Some(chunk) = self.next_chunk(&mut stream, url).await? {
+            read = read.saturating_add(chunk.len());
+            if read > REPLY_BODY_LIMIT {
+                return Err(Failure::too_large(REPLY_BODY_LIMIT));
+            }
             for event in parser.feed(&chunk) {
                 if decoder.event(event)? == Flow::Done {
                     return decoder.end();
@@ -214,16 +225,18 @@ impl Transport {
         }
     }
 
-    /// The whole body, up to `limit` bytes (the rest is dropped).
+    /// The whole body up to `limit` bytes, and one byte more when there is more (the
+    /// rest is not read), so a caller can tell a body cut at `limit` from one that ends
+    /// there.
     async fn read_all<S>(&self, stream: &mut S, url: &str, limit: usize) -> Result<Vec<u8>, Failure>
     where
         S: Stream<Item = reqwest::Result<Bytes>> + Unpin,
     {
         let mut body = Vec::new();
         while let Some(chunk) = self.next_chunk(stream, url).await? {
-            let room = limit.saturating_sub(body.len());
+            let room = (limit + 1).saturating_sub(body.len());
             body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if body.len() >= limit {
+            if body.len() > limit {
                 break;
             }
         }
