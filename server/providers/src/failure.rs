@@ -9,7 +9,8 @@
 //! - `connection refused ({url})`, `could not connect: {detail} ({url})`,
 //!   `connection lost while reading the reply: {detail} ({url})`,
 //!   `request failed: {detail} ({url})`,
-//! - `timed out after {duration} ({url})`,
+//! - `timed out after {duration} ({url})` (the attempt's deadline, from the request
+//!   to the reply's last byte),
 //! - `the server reported an error: {message}` (an error inside a 200 stream),
 //! - `the reply is larger than 16 MiB` (streamed or whole; not retried),
 //! - `malformed reply: {what}`.
@@ -92,7 +93,7 @@ impl Failure {
         }
     }
 
-    /// No reply, or no next chunk, within the timeout.
+    /// The attempt's deadline (the timeout) passed before the reply's end.
     pub(crate) fn timeout(after: Duration, url: &str) -> Self {
         Failure {
             cause: format!("timed out after {} ({})", duration(after), display_url(url)),

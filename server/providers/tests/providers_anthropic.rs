@@ -429,3 +429,31 @@ async fn a_streamed_reply_past_16_mib_fails() {
     );
     assert_eq!(server.requests().len(), 1, "not retried");
 }
+
+#[tokio::test]
+async fn the_timeout_is_one_deadline_for_the_whole_streamed_reply() {
+    // One `ping` every 100 ms, each well within the timeout, for 6 s.
+    let ping = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+    let server = Server::start(vec![Reply::sse(&message_start())
+        .gap(Duration::from_millis(100))
+        .then_repeat(ping.as_bytes(), 60)])
+    .await;
+    let provider = AnthropicProvider::new(settings(&server.url(), 0, Duration::from_millis(500)));
+    let started = Instant::now();
+    let error = provider
+        .complete(&ask("Hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        format!(
+            "model \"claude\" failed: timed out after 500ms ({}/v1/messages)",
+            server.url()
+        )
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(2),
+        "{took:?}"
+    );
+}

@@ -514,3 +514,33 @@ async fn a_reply_just_under_16_mib_is_read() {
         .unwrap();
     assert_eq!(reply.content.len(), 255 * 64 * 1024);
 }
+
+#[tokio::test]
+async fn the_timeout_is_one_deadline_for_the_whole_streamed_reply() {
+    // One small delta every 100 ms, each well within the timeout, for 6 s: the
+    // whole request still ends at the timeout.
+    let first = chunk(json!({ "role": "assistant", "content": "" }), Value::Null);
+    let small = chunk(json!({ "content": "." }), Value::Null);
+    let server = Server::start(vec![Reply::sse(&first)
+        .gap(Duration::from_millis(100))
+        .then_repeat(small.as_bytes(), 60)])
+    .await;
+    let provider = OpenAiProvider::new(settings(&server.url(), 0, Duration::from_millis(500)));
+    let started = Instant::now();
+    let error = provider
+        .complete(&ask("Hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        format!(
+            "model \"local\" failed: timed out after 500ms ({}/v1/chat/completions)",
+            server.url()
+        )
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(2),
+        "{took:?}"
+    );
+}

@@ -100,7 +100,7 @@ pub const KEYS: &[ConfigKey] = &[
     key(Table::Model, "base_url", "URL", KeyDefault::Words("the provider's public API"), "the server to send requests to", "\"http://127.0.0.1:8080/v1\""),
     key(Table::Model, "model", "string", KeyDefault::Words("none"), "the model name the server knows", "\"qwen2.5-7b-instruct\""),
     key(Table::Model, "api_key_env", "string", KeyDefault::Words("none"), "the environment variable holding the key (needs trust in a project file)", "\"OPENAI_API_KEY\""),
-    key(Table::Model, "timeout_s", "integer", KeyDefault::Number(|| DEFAULT_TIMEOUT_S), "one request's deadline, in seconds", "30"),
+    key(Table::Model, "timeout_s", "integer", KeyDefault::Number(|| DEFAULT_TIMEOUT_S), "one request's deadline, in seconds: the whole request, its streamed reply included (a retry gets a new one)", "30"),
     key(Table::Model, "retries", "integer", KeyDefault::Number(|| u64::from(DEFAULT_RETRIES)), "retries of a failed request", "0"),
     key(Table::Model, "path", "path", KeyDefault::Words("required for `script`"), "the turns file of a `script` model, relative to the configuration's folder", "\"turns.yaml\""),
     key(Table::Plugin, "command", "string", KeyDefault::Words("required"), "the MCP server's program (needs trust in a project file)", "\"npx\""),
