@@ -524,6 +524,37 @@ fn a_server_that_trickles_chunks_is_cut_at_timeout_s() {
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
+/// A server that streams 64 KiB deltas without end (64 MiB here) fails the run
+/// at 16 MiB, in bounded memory.
+#[test]
+#[cfg(unix)]
+fn a_model_that_streams_without_end_fails_the_run_at_16_mib() {
+    let delta = format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}}}}]}}\n\n",
+        "x".repeat(64 * 1024)
+    );
+    let endless = Reply::sse(": endless\n\n")
+        .gap(Duration::ZERO)
+        .then_repeat(delta.as_bytes(), 1024);
+    let server = Server::serve_blocking(Answers::InOrder(vec![endless]));
+    let s = Scratch::new("run-endless");
+    asking(&s, &server, "");
+    binary(); // built before the clock starts
+    let (run, took) = run_bounded(
+        s.path(),
+        &["run", "ask.md"],
+        Stdio::null(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(run.code, Some(1), "took {took:?}: {}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error[Model]: model \"m\" failed: the reply is larger than 16 MiB\n"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn lua_messages_name_lines_of_the_file() {
     // Issue 23, trap 5: Lua counted the lines of the block, not of the file.
