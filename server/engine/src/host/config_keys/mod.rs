@@ -97,7 +97,7 @@ macro_rules! limit_default {
 pub const KEYS: &[ConfigKey] = &[
     key(Table::Top, "default_model", "string", KeyDefault::Words("none"), "the model a label without `model:` uses", "\"local\""),
     key(Table::Model, "provider", "`openai`, `anthropic`, `echo`, `script`", KeyDefault::Words("required"), "how the model is reached", "\"openai\""),
-    key(Table::Model, "base_url", "URL", KeyDefault::Words("the provider's public API"), "the server to send requests to", "\"http://127.0.0.1:8080/v1\""),
+    key(Table::Model, "base_url", "URL", KeyDefault::Words("the provider's public API"), "the server to send requests to (off this machine, needs trust in a project file)", "\"http://127.0.0.1:8080/v1\""),
     key(Table::Model, "model", "string", KeyDefault::Words("none"), "the model name the server knows", "\"qwen2.5-7b-instruct\""),
     key(Table::Model, "api_key_env", "string", KeyDefault::Words("none"), "the environment variable holding the key (needs trust in a project file)", "\"OPENAI_API_KEY\""),
     key(Table::Model, "timeout_s", "integer", KeyDefault::Number(|| DEFAULT_TIMEOUT_S), "one request's deadline, in seconds: the whole request, its streamed reply included (a retry gets a new one)", "30"),
@@ -107,7 +107,7 @@ pub const KEYS: &[ConfigKey] = &[
     key(Table::Plugin, "args", "list of strings", KeyDefault::Words("`[]`"), "its arguments", "[\"-y\", \"server\"]"),
     key(Table::Plugin, "env", "table", KeyDefault::Words("`{}`"), "variables the server gets, each named after one of the Host's (`{ TOKEN = \"MY_TOKEN\" }`)", "{ TOKEN = \"MY_TOKEN\" }"),
     key(Table::Plugin, "conflicts", "list of Plugin ids", KeyDefault::Words("`[]`"), "Plugins it cannot be activated with", "[\"acme/other\"]"),
-    key(Table::Web, "search_endpoint", "URL", KeyDefault::Words("none"), "turns on `promptforge/web/search`", "\"https://search.example/api\""),
+    key(Table::Web, "search_endpoint", "URL", KeyDefault::Words("none"), "turns on `promptforge/web/search` (off this machine, needs trust in a project file)", "\"https://search.example/api\""),
     key(Table::Web, "search_key_env", "string", KeyDefault::Words("none"), "the variable holding the search key", "\"SEARCH_KEY\""),
     key(Table::Web, "allow_private_addresses", "boolean", KeyDefault::Words("`false`"), "lets `fetch` reach loopback and private addresses", "true"),
     key(Table::Web, "max_fetch_bytes", "integer", KeyDefault::Number(|| DEFAULT_MAX_FETCH_BYTES), "the most of a page `fetch` reads", "65536"),
