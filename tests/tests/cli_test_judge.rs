@@ -42,8 +42,13 @@ fn test(dir: &Scratch, args: &[&str]) -> (Option<i32>, String, String) {
 
 /// A live suite: the prompt's model answers `answer`, the judge `verdict`.
 fn live(answer: &str, verdict: &str) -> (Scratch, Server, Server) {
+    live_with(answer, replying(verdict))
+}
+
+/// A live suite: the prompt's model answers `answer`, the judge replies `judging`.
+fn live_with(answer: &str, judging: Reply) -> (Scratch, Server, Server) {
     let model = Server::serve_blocking(Answers::InOrder(vec![replying(answer)]));
-    let judge = Server::serve_blocking(Answers::InOrder(vec![replying(verdict)]));
+    let judge = Server::serve_blocking(Answers::InOrder(vec![judging]));
     let dir = Scratch::new("judge");
     dir.write(
         "promptforge.toml",
@@ -95,6 +100,26 @@ fn a_live_judge_that_fails_the_result_fails_the_case_with_its_reason() {
         stdout.contains(&format!(
             "capital.test.yaml:5:7: expect.judge: the judge failed the result: Lyon is not the capital of France\n  expected: \"{RUBRIC}\"\n  actual:   \"Lyon.\"\n"
         )),
+        "{stdout}"
+    );
+    assert_eq!(judge.requests().len(), 1);
+}
+
+#[test]
+fn a_judge_that_streams_without_end_fails_the_case_at_16_mib() {
+    // 64 KiB deltas, 64 MiB of them, never reaching [DONE].
+    let delta = format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}}}}]}}\n\n",
+        "x".repeat(64 * 1024)
+    );
+    let endless = Reply::sse(": endless\n\n")
+        .gap(std::time::Duration::ZERO)
+        .then_repeat(delta.as_bytes(), 1024);
+    let (dir, _model, judge) = live_with("Paris.", endless);
+    let (code, stdout, stderr) = test(&dir, &["-q", "--live", "capital.test.yaml"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("capital.test.yaml:5:7: expect.judge: the judge could not grade the result: model \"j\" failed: the reply is larger than 16 MiB\n"),
         "{stdout}"
     );
     assert_eq!(judge.requests().len(), 1);

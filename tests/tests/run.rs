@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use promptforge_engine::testing::http::{Answers, Reply, Server};
 use promptforge_engine::testing::lua;
 use promptforge_tests::{binary, run_bounded, workspace_root, Run, Scratch};
 use serde_json::Value;
@@ -554,6 +555,84 @@ fn an_args_file_that_is_a_device_a_pipe_or_endless_is_refused() {
         "took {took:?}"
     );
     assert_eq!(run.code, Some(2));
+}
+
+/// A prompt whose one block asks the model `m`, configured at `server` with
+/// `extra` keys, in a project configuration.
+fn asking(s: &Scratch, server: &Server, extra: &str) {
+    s.write(
+        "promptforge.toml",
+        format!(
+            "default_model = \"m\"\n\n[model.m]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\nretries = 0\n{extra}",
+            server.url()
+        ),
+    );
+    s.write(
+        "ask.md",
+        prompt(&format!("## A\n\n{}", lua("return models.infer('hi')"))),
+    );
+}
+
+/// `timeout_s` is one request's deadline: a server that sends a small chunk every
+/// 300 ms, never waiting a whole second, still ends the run after one.
+#[test]
+#[cfg(unix)]
+fn a_server_that_trickles_chunks_is_cut_at_timeout_s() {
+    let small = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\".\"}}]}\n\n";
+    let trickle = Reply::sse(small)
+        .gap(Duration::from_millis(300))
+        .then_repeat(small.as_bytes(), 40);
+    let server = Server::serve_blocking(Answers::InOrder(vec![trickle]));
+    let s = Scratch::new("run-trickle");
+    binary(); // built before the clock starts
+    asking(&s, &server, "timeout_s = 1\n");
+    let (run, took) = run_bounded(
+        s.path(),
+        &["run", "ask.md"],
+        Stdio::null(),
+        Duration::from_secs(10),
+    );
+    assert_eq!(run.code, Some(1), "took {took:?}: {}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "error[Model]: model \"m\" failed: timed out after 1s ({}/v1/chat/completions)",
+            server.url()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// A server that streams 64 KiB deltas without end (64 MiB here) fails the run
+/// at 16 MiB, in bounded memory.
+#[test]
+#[cfg(unix)]
+fn a_model_that_streams_without_end_fails_the_run_at_16_mib() {
+    let delta = format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}}}}]}}\n\n",
+        "x".repeat(64 * 1024)
+    );
+    let endless = Reply::sse(": endless\n\n")
+        .gap(Duration::ZERO)
+        .then_repeat(delta.as_bytes(), 1024);
+    let server = Server::serve_blocking(Answers::InOrder(vec![endless]));
+    let s = Scratch::new("run-endless");
+    asking(&s, &server, "");
+    binary(); // built before the clock starts
+    let (run, took) = run_bounded(
+        s.path(),
+        &["run", "ask.md"],
+        Stdio::null(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(run.code, Some(1), "took {took:?}: {}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error[Model]: model \"m\" failed: the reply is larger than 16 MiB\n"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

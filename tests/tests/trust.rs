@@ -237,6 +237,95 @@ fn the_users_own_configuration_lies_under_the_project_and_keeps_its_key() {
 }
 
 #[test]
+fn a_repository_sends_a_model_off_this_machine_only_once_trusted() {
+    let model = Server::serve_blocking(Answers::InOrder(vec![
+        replying("from afar"),
+        replying("from here"),
+    ]));
+    let repo = Scratch::new("trust-base-url");
+    let dir = std::fs::canonicalize(repo.path()).unwrap();
+    // 0.0.0.0 is no loopback address, yet on Linux a connection to it reaches the
+    // loopback server: what the repository would send there can be seen.
+    let config = |host: &str| {
+        format!(
+            "default_model = \"m\"\n\n[model.m]\nprovider = \"openai\"\nbase_url = \"http://{host}:{}/v1\"\nretries = 0\n",
+            model.port()
+        )
+    };
+    repo.write("promptforge.toml", config("0.0.0.0"));
+    repo.write("ask.md", MODEL_PROMPT);
+    // Trust records of its own, apart from the other tests' running at once.
+    let state = dir.join("state");
+    let env = [("XDG_STATE_HOME", state.to_str().unwrap())];
+    let run = run_with(&dir, &["run", "ask.md"], &env);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "promptforge: {}\n",
+            refusal_of(
+                &dir,
+                5,
+                "model.m.base_url",
+                "send the model's requests (prompts, tool results) to a server it names, off this machine"
+            )
+        )
+    );
+    assert_eq!(model.accepted(), 0, "no connection was made");
+    let trust = run_with(&dir, &["trust", "."], &env);
+    assert!(
+        trust.stdout.contains(&format!(
+            "  line 5: model.m.base_url: send the model's requests (prompts, tool results) to \"http://0.0.0.0:{}/v1\", which answers as the model\n",
+            model.port()
+        )),
+        "{}",
+        trust.stdout
+    );
+    let run = run_with(&dir, &["run", "ask.md"], &env);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (Some(0), "from afar\n"),
+        "{}",
+        run.stderr
+    );
+    run_with(&dir, &["trust", "--revoke", "."], &env);
+
+    // The same server by a loopback address is data: a local model works untrusted.
+    repo.write("promptforge.toml", config("127.0.0.1"));
+    let run = run_with(&dir, &["run", "ask.md"], &env);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (Some(0), "from here\n"),
+        "{}",
+        run.stderr
+    );
+
+    // A search endpoint off this machine waits for trust the same way.
+    repo.write(
+        "promptforge.toml",
+        format!(
+            "[web]\nsearch_endpoint = \"http://0.0.0.0:{}/search\"\n",
+            model.port()
+        ),
+    );
+    let run = run_with(&dir, &["run", "ask.md"], &env);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "promptforge: {}\n",
+            refusal_of(
+                &dir,
+                2,
+                "web.search_endpoint",
+                "send search queries to a server it names, off this machine"
+            )
+        )
+    );
+    assert_eq!(model.requests().len(), 2);
+}
+
+#[test]
 fn no_error_prints_the_content_of_a_file_a_configuration_names() {
     let repo = Scratch::new("trust-content");
     repo.write(

@@ -116,6 +116,19 @@ fn describe(need: &TrustNeed, config: &Config) -> String {
             "send the key in {variable:?} to {:?}",
             config.web.search_endpoint.clone().unwrap_or_default()
         ),
+        (Part::Model(name), Act::SendModelRequests) => format!(
+            "send the model's requests (prompts, tool results) to {:?}, which answers as the model",
+            config
+                .models
+                .get(name)
+                .and_then(|m| m.base_url.clone())
+                .unwrap_or_default()
+        ),
+        (_, Act::SendModelRequests) => "send a model's requests off this machine".to_owned(),
+        (_, Act::SendSearchQueries) => format!(
+            "send search queries to {:?}",
+            config.web.search_endpoint.clone().unwrap_or_default()
+        ),
         (Part::Model(name), Act::ReadOutside) => format!(
             "read {:?}, outside its folder",
             config

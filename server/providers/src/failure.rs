@@ -9,8 +9,10 @@
 //! - `connection refused ({url})`, `could not connect: {detail} ({url})`,
 //!   `connection lost while reading the reply: {detail} ({url})`,
 //!   `request failed: {detail} ({url})`,
-//! - `timed out after {duration} ({url})`,
+//! - `timed out after {duration} ({url})` (the attempt's deadline, from the request
+//!   to the reply's last byte),
 //! - `the server reported an error: {message}` (an error inside a 200 stream),
+//! - `the reply is larger than 16 MiB` (streamed or whole; not retried),
 //! - `malformed reply: {what}`.
 //!
 //! The API key is replaced by `[redacted]` wherever it appears, before any cut.
@@ -43,6 +45,15 @@ impl Failure {
     pub(crate) fn malformed(what: impl std::fmt::Display) -> Self {
         Failure {
             cause: format!("malformed reply: {what}"),
+            retryable: false,
+            retry_after: None,
+        }
+    }
+
+    /// A reply whose body goes past `limit` bytes: the same reply again would too.
+    pub(crate) fn too_large(limit: usize) -> Self {
+        Failure {
+            cause: format!("the reply is larger than {}", size(limit)),
             retryable: false,
             retry_after: None,
         }
@@ -82,7 +93,7 @@ impl Failure {
         }
     }
 
-    /// No reply, or no next chunk, within the timeout.
+    /// The attempt's deadline (the timeout) passed before the reply's end.
     pub(crate) fn timeout(after: Duration, url: &str) -> Self {
         Failure {
             cause: format!("timed out after {} ({})", duration(after), display_url(url)),
@@ -174,6 +185,19 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
+/// A size in bytes as `16 MiB`, `64 KiB` or `100 bytes`.
+fn size(bytes: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * KIB;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// A duration as `2s`, `1.5s` or `300ms`.
 fn duration(d: Duration) -> String {
     if d.subsec_millis() == 0 && d.as_secs() > 0 {
@@ -262,5 +286,8 @@ mod tests {
         assert_eq!(duration(Duration::from_millis(300)), "300ms");
         assert_eq!(display_url("http://u:p@h:1/v1"), "http://h:1/v1");
         assert_eq!(display_url("http://h:1/v1"), "http://h:1/v1");
+        assert_eq!(size(16 * 1024 * 1024), "16 MiB");
+        assert_eq!(size(64 * 1024), "64 KiB");
+        assert_eq!(size(1000), "1000 bytes");
     }
 }

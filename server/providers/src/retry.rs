@@ -4,16 +4,20 @@
 //! Transport errors, timeouts, 429 and 5xx are retried up to `retries` times, waiting
 //! an exponential backoff with jitter (250 ms doubling, at most 8 s), or what the
 //! server asked for in `retry-after-ms` / `Retry-After` (seconds; at most 30 s).
-//! Other statuses and malformed replies are not retried. The timeout bounds every wait
-//! on the server: for the reply's status and headers, then for each next chunk of the
-//! body, so a long reply that keeps streaming is not cut. Cancellation ends the call at
-//! once, whether it is connecting, streaming or waiting to retry.
+//! Other statuses and malformed replies are not retried. The timeout is each attempt's
+//! one deadline: the request, the reply's status and headers and its whole body,
+//! streamed or not, must come within it, so a server that trickles a chunk now and
+//! then cannot keep a call alive for ever. A reply's body, streamed or
+//! whole, is read up to [`REPLY_BODY_LIMIT`]: past it the call fails at once, not
+//! retried. Cancellation ends the call at once, whether it is connecting, streaming or
+//! waiting to retry.
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::failure::Failure;
@@ -28,8 +32,9 @@ const BACKOFF_CAP: Duration = Duration::from_secs(8);
 const RETRY_AFTER_CAP: Duration = Duration::from_secs(30);
 /// How much of an error body is read.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
-/// How much of a non-streamed JSON reply is read.
-const JSON_BODY_LIMIT: usize = 16 * 1024 * 1024;
+/// The most of a reply's body that is read, streamed (SSE) or whole (JSON): a reply
+/// past it fails the call.
+pub(crate) const REPLY_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// What a decoder wants after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +63,7 @@ pub(crate) struct Transport {
     client: Result<reqwest::Client, String>,
     /// The Host model's name, for messages.
     host_model: String,
-    /// The longest wait on the server.
+    /// The deadline of one attempt, from its request to the reply's last byte.
     timeout: Duration,
     /// Retries after the first attempt.
     retries: u32,
@@ -154,8 +159,9 @@ impl Transport {
         body: Bytes,
         mut decoder: D,
     ) -> Result<ModelReply, Failure> {
+        let deadline = deadline_after(self.timeout);
         let request = client.post(url).headers(headers.clone()).body(body);
-        let response = match tokio::time::timeout(self.timeout, request.send()).await {
+        let response = match tokio::time::timeout_at(deadline, request.send()).await {
             Err(_) => return Err(Failure::timeout(self.timeout, url)),
             Ok(Err(error)) => return Err(Failure::transport(&error, url, false)),
             Ok(Ok(response)) => response,
@@ -172,13 +178,18 @@ impl Transport {
         if !status.is_success() {
             // The error body only adds detail: a failure to read it leaves it out.
             let body = self
-                .read_all(&mut stream, url, ERROR_BODY_LIMIT)
+                .read_all(&mut stream, url, deadline, ERROR_BODY_LIMIT)
                 .await
                 .unwrap_or_default();
             return Err(Failure::http(status, &body, retry_after, self.secret()));
         }
         if content_type.starts_with("application/json") {
-            let body = self.read_all(&mut stream, url, JSON_BODY_LIMIT).await?;
+            let body = self
+                .read_all(&mut stream, url, deadline, REPLY_BODY_LIMIT)
+                .await?;
+            if body.len() > REPLY_BODY_LIMIT {
+                return Err(Failure::too_large(REPLY_BODY_LIMIT));
+            }
             return decoder.whole(&body);
         }
         if content_type.starts_with("text/html") {
@@ -188,7 +199,12 @@ impl Transport {
             ));
         }
         let mut parser = SseParser::new();
-        while let Some(chunk) = self.next_chunk(&mut stream, url).await? {
+        let mut read = 0usize;
+        while let Some(chunk) = self.next_chunk(&mut stream, url, deadline).await? {
+            read = read.saturating_add(chunk.len());
+            if read > REPLY_BODY_LIMIT {
+                return Err(Failure::too_large(REPLY_BODY_LIMIT));
+            }
             for event in parser.feed(&chunk) {
                 if decoder.event(event)? == Flow::Done {
                     return decoder.end();
@@ -201,12 +217,17 @@ impl Transport {
         decoder.end()
     }
 
-    /// The next chunk of the body, `None` at its end.
-    async fn next_chunk<S>(&self, stream: &mut S, url: &str) -> Result<Option<Bytes>, Failure>
+    /// The next chunk of the body, `None` at its end; a timeout once `deadline` passes.
+    async fn next_chunk<S>(
+        &self,
+        stream: &mut S,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<Option<Bytes>, Failure>
     where
         S: Stream<Item = reqwest::Result<Bytes>> + Unpin,
     {
-        match tokio::time::timeout(self.timeout, stream.next()).await {
+        match tokio::time::timeout_at(deadline, stream.next()).await {
             Err(_) => Err(Failure::timeout(self.timeout, url)),
             Ok(None) => Ok(None),
             Ok(Some(Err(error))) => Err(Failure::transport(&error, url, true)),
@@ -214,21 +235,37 @@ impl Transport {
         }
     }
 
-    /// The whole body, up to `limit` bytes (the rest is dropped).
-    async fn read_all<S>(&self, stream: &mut S, url: &str, limit: usize) -> Result<Vec<u8>, Failure>
+    /// The whole body up to `limit` bytes, and one byte more when there is more (the
+    /// rest is not read), so a caller can tell a body cut at `limit` from one that ends
+    /// there.
+    async fn read_all<S>(
+        &self,
+        stream: &mut S,
+        url: &str,
+        deadline: Instant,
+        limit: usize,
+    ) -> Result<Vec<u8>, Failure>
     where
         S: Stream<Item = reqwest::Result<Bytes>> + Unpin,
     {
         let mut body = Vec::new();
-        while let Some(chunk) = self.next_chunk(stream, url).await? {
-            let room = limit.saturating_sub(body.len());
+        while let Some(chunk) = self.next_chunk(stream, url, deadline).await? {
+            let room = (limit + 1).saturating_sub(body.len());
             body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if body.len() >= limit {
+            if body.len() > limit {
                 break;
             }
         }
         Ok(body)
     }
+}
+
+/// The instant `timeout` from now; about thirty years from now when `timeout` goes
+/// past what an instant can hold (`timeout_s` has no upper bound).
+fn deadline_after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 24 * 3600))
 }
 
 /// The wait before retry `attempt` (1-based): exponential, capped, with jitter in its
@@ -274,6 +311,14 @@ mod tests {
                 "attempt {attempt}: {wait:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_deadline_past_what_an_instant_holds_is_far_away() {
+        let far = deadline_after(Duration::from_secs(u64::MAX));
+        assert!(far > Instant::now() + Duration::from_secs(365 * 24 * 3600));
+        let near = deadline_after(Duration::from_millis(10));
+        assert!(near <= Instant::now() + Duration::from_millis(10));
     }
 
     #[test]

@@ -405,3 +405,55 @@ async fn the_key_echoed_by_the_server_is_redacted() {
         "model \"claude\" failed: HTTP 401 Unauthorized: invalid x-api-key: [redacted]"
     );
 }
+
+#[tokio::test]
+async fn a_streamed_reply_past_16_mib_fails() {
+    // A text block whose 64 KiB deltas come for ever (64 MiB here), never
+    // reaching message_stop.
+    let start = message_start()
+        + &event(json!({ "type": "content_block_start", "index": 0,
+                         "content_block": { "type": "text", "text": "" } }));
+    let delta = event(json!({ "type": "content_block_delta", "index": 0,
+                              "delta": { "type": "text_delta", "text": "x".repeat(64 * 1024) } }));
+    let reply = Reply::sse(&start)
+        .gap(Duration::ZERO)
+        .then_repeat(delta.as_bytes(), 1024);
+    let server = Server::start(vec![reply]).await;
+    let error = provider(&server, 2)
+        .complete(&ask("Hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        "model \"claude\" failed: the reply is larger than 16 MiB"
+    );
+    assert_eq!(server.requests().len(), 1, "not retried");
+}
+
+#[tokio::test]
+async fn the_timeout_is_one_deadline_for_the_whole_streamed_reply() {
+    // One `ping` every 100 ms, each well within the timeout, for 6 s.
+    let ping = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+    let server = Server::start(vec![Reply::sse(&message_start())
+        .gap(Duration::from_millis(100))
+        .then_repeat(ping.as_bytes(), 60)])
+    .await;
+    let provider = AnthropicProvider::new(settings(&server.url(), 0, Duration::from_millis(500)));
+    let started = Instant::now();
+    let error = provider
+        .complete(&ask("Hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        format!(
+            "model \"claude\" failed: timed out after 500ms ({}/v1/messages)",
+            server.url()
+        )
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(2),
+        "{took:?}"
+    );
+}

@@ -14,7 +14,7 @@ use promptforge_engine::testing::http::{refusing_url, Reply, Server};
 use promptforge_providers::openai::OpenAiProvider;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use wire::{chunk, text_stream, tool_call_stream};
+use wire::{chunk, closing, text_stream, tool_call_stream};
 
 const KEY: &str = "sk-pf-test-9f8e7d6c5b4a";
 
@@ -456,5 +456,91 @@ async fn the_key_echoed_by_the_server_is_redacted() {
         error.message,
         "model \"local\" failed: HTTP 401 Unauthorized: Incorrect API key provided: [redacted]. \
          You can find your API key at https://platform.openai.com/account/api-keys."
+    );
+}
+
+/// A 64 KiB text delta, the piece an endless stream repeats.
+fn big_delta() -> String {
+    chunk(json!({ "content": "x".repeat(64 * 1024) }), Value::Null)
+}
+
+#[tokio::test]
+async fn a_reply_past_16_mib_fails_streamed_or_whole() {
+    let first = chunk(json!({ "role": "assistant", "content": "" }), Value::Null);
+    // 64 MiB of deltas that never reach [DONE]; a line that never ends; a JSON body
+    // of 17 MiB. Each fails at 16 MiB, once: the same reply again would too.
+    let endless = Reply::sse(&first)
+        .gap(Duration::ZERO)
+        .then_repeat(big_delta().as_bytes(), 1024);
+    let one_line = Reply::sse("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"")
+        .gap(Duration::ZERO)
+        .then_repeat(&[b'x'; 64 * 1024], 1024);
+    let whole =
+        json!({ "choices": [{ "index": 0, "message": { "content": "x".repeat(17 << 20) } }] });
+    for reply in [endless, one_line, Reply::json(200, &whole.to_string())] {
+        let server = Server::start(vec![reply]).await;
+        let started = Instant::now();
+        let error = provider(&server, 2)
+            .complete(&ask("Hi"), &CancellationToken::new())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.message,
+            "model \"local\" failed: the reply is larger than 16 MiB"
+        );
+        assert_eq!(server.requests().len(), 1, "not retried");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_reply_just_under_16_mib_is_read() {
+    // 255 deltas of 64 KiB: 16 MiB less one delta, framing included.
+    let mut chunks = vec![chunk(json!({ "role": "assistant" }), Value::Null).into_bytes()];
+    chunks.extend(std::iter::repeat_n(big_delta().into_bytes(), 255));
+    chunks.push((chunk(json!({}), json!("stop")) + &closing()).into_bytes());
+    let reply = Reply {
+        chunks,
+        ..Reply::sse("").gap(Duration::ZERO)
+    };
+    let server = Server::start(vec![reply]).await;
+    let reply = provider(&server, 0)
+        .complete(&ask("Hi"), &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(reply.content.len(), 255 * 64 * 1024);
+}
+
+#[tokio::test]
+async fn the_timeout_is_one_deadline_for_the_whole_streamed_reply() {
+    // One small delta every 100 ms, each well within the timeout, for 6 s: the
+    // whole request still ends at the timeout.
+    let first = chunk(json!({ "role": "assistant", "content": "" }), Value::Null);
+    let small = chunk(json!({ "content": "." }), Value::Null);
+    let server = Server::start(vec![Reply::sse(&first)
+        .gap(Duration::from_millis(100))
+        .then_repeat(small.as_bytes(), 60)])
+    .await;
+    let provider = OpenAiProvider::new(settings(&server.url(), 0, Duration::from_millis(500)));
+    let started = Instant::now();
+    let error = provider
+        .complete(&ask("Hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        format!(
+            "model \"local\" failed: timed out after 500ms ({}/v1/chat/completions)",
+            server.url()
+        )
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(2),
+        "{took:?}"
     );
 }

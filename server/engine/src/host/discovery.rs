@@ -202,6 +202,7 @@ fn unsafe_reason(_file: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::trust::Part;
 
     #[test]
     fn discovery_order() {
@@ -254,6 +255,72 @@ mod tests {
         assert_eq!(
             none.load(&TrustPolicy::Nothing).unwrap().config,
             Config::default()
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_project_points_a_model_at_this_machine_untrusted_and_nowhere_else() {
+        let root = std::env::temp_dir().join(format!("pf-base-url-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("repo/prompts")).unwrap();
+        std::fs::create_dir_all(root.join("xdg/promptforge")).unwrap();
+        std::fs::write(
+            root.join("xdg/promptforge/config.toml"),
+            "[model.mine]\nprovider = \"openai\"\nbase_url = \"https://api.example/v1\"\napi_key_env = \"MY_KEY\"\n",
+        )
+        .unwrap();
+        let discovery = Discovery {
+            prompt_dir: Some(root.join("repo/prompts")),
+            xdg_config_home: Some(root.join("xdg")),
+            ..Discovery::default()
+        };
+        let project = |text: &str| std::fs::write(root.join("repo").join(PROJECT_FILE), text);
+        // A newcomer's local model, and the user's model renamed: data.
+        project("default_model = \"local\"\n\n[model.local]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:8080/v1\"\n\n[model.mine]\nmodel = \"other\"\n").unwrap();
+        let loaded = discovery.load(&TrustPolicy::Nothing).unwrap();
+        assert_eq!(loaded.untrusted, []);
+        let config = loaded.trusted_config().unwrap();
+        assert_eq!(
+            config.models["mine"].base_url.as_deref(),
+            Some("https://api.example/v1")
+        );
+        // A model sent off this machine, with no key: refused, the model withheld.
+        project("\n[model.far]\nprovider = \"openai\"\nbase_url = \"https://models.example/v1\"\n")
+            .unwrap();
+        let loaded = discovery.load(&TrustPolicy::Nothing).unwrap();
+        assert!(loaded
+            .withheld
+            .withheld(&Part::Model("far".into()))
+            .is_some());
+        assert_eq!(
+            loaded.trusted_config().unwrap_err(),
+            format!(
+                "{}:4: model.far.base_url would send the model's requests (prompts, tool results) to a server it names, off this machine, and this configuration is not trusted; review it, then run: promptforge trust {}",
+                root.join("repo").join(PROJECT_FILE).display(),
+                root.join("repo").display()
+            )
+        );
+        // The user's key pointed at this machine: refused all the same.
+        project("[model.mine]\nbase_url = \"http://localhost:9/v1\"\n").unwrap();
+        let refusal = discovery
+            .load(&TrustPolicy::Nothing)
+            .unwrap()
+            .trusted_config()
+            .unwrap_err();
+        assert!(
+            refusal.contains(":2: model.mine.base_url would send the key in \"MY_KEY\" (named by your own configuration) to a server it names"),
+            "{refusal}"
+        );
+        // Trusted, both apply.
+        let config = discovery
+            .load(&TrustPolicy::All)
+            .unwrap()
+            .trusted_config()
+            .unwrap();
+        assert_eq!(
+            config.models["mine"].base_url.as_deref(),
+            Some("http://localhost:9/v1")
         );
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -1,7 +1,7 @@
 //! Trust in a project configuration (`host.md` §1.1): what in a `promptforge.toml`
 //! found by the upward search acts on the world (starting a program, handing an
-//! environment variable to anything, reading a file outside its folder, raising a
-//! limit), the one refusal that names it, and the records `promptforge trust`
+//! environment variable to anything, sending a model's requests or search queries
+//! off this machine, reading a file outside its folder, raising a limit), the one refusal that names it, and the records `promptforge trust`
 //! keeps of the configurations the user trusted (path and content hash).
 
 use std::fmt;
@@ -48,6 +48,12 @@ pub enum Act {
         /// The variable the user's configuration names.
         variable: String,
     },
+    /// Send a model's requests (prompts, tool results) to a server that is not on
+    /// this machine (a `base_url` whose host is not a loopback address), which
+    /// answers as the model.
+    SendModelRequests,
+    /// Send search queries to a server that is not on this machine.
+    SendSearchQueries,
     /// Read a file outside the configuration's own folder.
     ReadOutside,
     /// Raise a limit above the user's configuration or the defaults.
@@ -73,6 +79,12 @@ impl Act {
             Act::RedirectKey { variable } => format!(
                 "send the key in {variable:?} (named by your own configuration) to a server it names"
             ),
+            Act::SendModelRequests => {
+                "send the model's requests (prompts, tool results) to a server it names, off this machine".to_owned()
+            }
+            Act::SendSearchQueries => {
+                "send search queries to a server it names, off this machine".to_owned()
+            }
             Act::ReadOutside => "read a file outside its own folder".to_owned(),
             Act::RaiseLimit { base } => format!("raise the limit above {base}"),
             Act::ReachPrivateAddresses => {

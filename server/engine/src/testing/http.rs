@@ -39,6 +39,9 @@ pub struct Reply {
     pub gap: Duration,
     /// After this many chunks, the server stalls for `stall` before the rest.
     pub stall_after: Option<(usize, Duration)>,
+    /// A chunk written this many times after the others (a stream that does not
+    /// end), until the client hangs up.
+    pub then_repeat: Option<(Vec<u8>, usize)>,
 }
 
 impl Reply {
@@ -57,6 +60,7 @@ impl Reply {
             delay_head: Duration::ZERO,
             gap: Duration::ZERO,
             stall_after: None,
+            then_repeat: None,
         }
     }
 
@@ -98,6 +102,7 @@ impl Reply {
             delay_head: Duration::ZERO,
             gap: Duration::from_millis(1),
             stall_after: None,
+            then_repeat: None,
         }
     }
 
@@ -130,6 +135,21 @@ impl Reply {
     /// Stalls for `stall` after `chunks` chunks.
     pub fn stall_after(mut self, chunks: usize, stall: Duration) -> Reply {
         self.stall_after = Some((chunks, stall));
+        self
+    }
+
+    /// Waits `gap` between two chunks (a stream that trickles).
+    pub fn gap(mut self, gap: Duration) -> Reply {
+        self.gap = gap;
+        self
+    }
+
+    /// After the chunks, writes `chunk` `times` times more (the reply must be a
+    /// stream), stopping early when the client hangs up: a stream that goes on
+    /// for as long as a test needs, without holding it all.
+    pub fn then_repeat(mut self, chunk: &[u8], times: usize) -> Reply {
+        assert!(self.chunked, "only a stream repeats a chunk");
+        self.then_repeat = Some((chunk.to_vec(), times));
         self
     }
 }
@@ -387,7 +407,11 @@ async fn write_reply(mut socket: TcpStream, reply: &Reply) -> std::io::Result<()
     }
     socket.write_all(head.as_bytes()).await?;
     socket.flush().await?;
-    for (i, chunk) in reply.chunks.iter().enumerate() {
+    let repeated = reply
+        .then_repeat
+        .iter()
+        .flat_map(|(chunk, times)| std::iter::repeat_n(chunk, *times));
+    for (i, chunk) in reply.chunks.iter().chain(repeated).enumerate() {
         if let Some((after, stall)) = reply.stall_after {
             if i == after {
                 tokio::time::sleep(stall).await;
@@ -400,7 +424,9 @@ async fn write_reply(mut socket: TcpStream, reply: &Reply) -> std::io::Result<()
             socket.write_all(chunk).await?;
             socket.write_all(b"\r\n").await?;
             socket.flush().await?;
-            tokio::time::sleep(reply.gap).await;
+            if !reply.gap.is_zero() {
+                tokio::time::sleep(reply.gap).await;
+            }
         } else {
             socket.write_all(chunk).await?;
         }

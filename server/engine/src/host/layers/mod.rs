@@ -223,8 +223,9 @@ pub fn merge(base: Option<&Layer>, top: &Layer) -> Result<Merged, ConfigError> {
 }
 
 /// `merged` with the parts that need trust taken out: the project's Plugins that
-/// would start, its raised limits, its web keys, its trace endpoint; models that would hand a key or
-/// read outside the folder stay named but are listed in `withheld`.
+/// would start, its raised limits, its web keys, its trace endpoint; models that would
+/// hand a key, send requests off this machine or read outside the folder stay named
+/// but are listed in `withheld`.
 pub fn withhold(base: Option<&Layer>, top: &Layer, merged: Merged) -> Result<Config, ConfigError> {
     if merged.untrusted.is_empty() {
         return Ok(merged.config);
@@ -237,9 +238,12 @@ pub fn withhold(base: Option<&Layer>, top: &Layer, merged: Merged) -> Result<Con
             }
             Part::Web => {
                 if let Some(web) = top.file.web.as_mut() {
-                    web.search_key_env = None;
-                    web.allow_private_addresses = None;
-                    if matches!(need.act, Act::RedirectKey { .. }) {
+                    if matches!(need.act, Act::ReachPrivateAddresses) {
+                        web.allow_private_addresses = None;
+                    } else {
+                        // The key and the endpoint go together: neither the user's
+                        // key with the project's endpoint nor the other way round.
+                        web.search_key_env = None;
                         web.search_endpoint = None;
                     }
                 }
@@ -430,6 +434,7 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
     }
     for (name, model) in &top.file.model {
         let part = || Part::Model(name.clone());
+        let mut redirected = false;
         if let Some(variable) = &model.api_key_env {
             let act = Act::HandVariable {
                 variable: variable.get_ref().clone(),
@@ -437,11 +442,20 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
             let key = format!("model.{name}.api_key_env");
             need(Some(variable.span().start), key, part(), act);
         } else if let Some(variable) = merged.models.get(name).and_then(|m| m.api_key_env.clone()) {
+            // The key is the user's: the project may not point it anywhere else,
+            // not even at a loopback address.
             let redirect = model.base_url.as_ref().map(|v| (v.span(), "base_url"));
             let redirect = redirect.or(model.provider.as_ref().map(|v| (v.span(), "provider")));
             if let Some((span, key)) = redirect {
                 let act = Act::RedirectKey { variable };
                 need(Some(span.start), format!("model.{name}.{key}"), part(), act);
+                redirected = true;
+            }
+        }
+        if let Some(url) = model.base_url.as_ref().filter(|_| !redirected) {
+            if !is_loopback_url(url.get_ref()) {
+                let key = format!("model.{name}.base_url");
+                need(Some(url.span().start), key, part(), Act::SendModelRequests);
             }
         }
         if let Some(path) = &model.path {
@@ -452,6 +466,7 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
         }
     }
     if let Some(web) = &top.file.web {
+        let mut redirected = false;
         if let Some(variable) = &web.search_key_env {
             let act = Act::HandVariable {
                 variable: variable.get_ref().clone(),
@@ -472,6 +487,17 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
                 Part::Web,
                 act,
             );
+            redirected = true;
+        }
+        if let Some(endpoint) = web.search_endpoint.as_ref().filter(|_| !redirected) {
+            if !is_loopback_url(endpoint.get_ref()) {
+                need(
+                    Some(endpoint.span().start),
+                    "web.search_endpoint".into(),
+                    Part::Web,
+                    Act::SendSearchQueries,
+                );
+            }
         }
         let base_allows = base_file
             .and_then(|f| f.web.as_ref())
@@ -562,10 +588,12 @@ fn key_span(text: &str, needle: &str) -> Option<Range<usize>> {
 }
 
 mod limit_table;
+mod loopback;
 mod test_table;
 
 pub(super) use limit_table::limit;
 use limit_table::limits;
+use loopback::is_loopback_url;
 
 #[cfg(test)]
 mod tests;

@@ -78,6 +78,7 @@ fn every_acting_key_of_a_project_that_is_not_trusted_is_found_at_its_line() {
     assert_eq!(
         keys(&merged.untrusted),
         [
+            (Some(5), "model.m.base_url"),
             (Some(6), "model.m.api_key_env"),
             (Some(10), "model.keys.path"),
             (Some(13), "plugin.\"evil/mcp\".command"),
@@ -88,7 +89,11 @@ fn every_acting_key_of_a_project_that_is_not_trusted_is_found_at_its_line() {
         ]
     );
     assert_eq!(
-        merged.untrusted[6].to_string(),
+        merged.untrusted[0].to_string(),
+        "repo/promptforge.toml:5: model.m.base_url would send the model's requests (prompts, tool results) to a server it names, off this machine, and this configuration is not trusted; review it, then run: promptforge trust repo"
+    );
+    assert_eq!(
+        merged.untrusted[7].to_string(),
         "repo/promptforge.toml:22: limits.lua_memory_mib would raise the limit above 64, and this configuration is not trusted; review it, then run: promptforge trust repo"
     );
     // Trusted, the same file needs nothing.
@@ -123,6 +128,129 @@ fn a_project_may_not_send_the_users_key_elsewhere() {
         Some("https://search.example/api")
     );
     assert!(config.withheld(&Part::Model("claude".into())).is_some());
+}
+
+#[test]
+fn a_project_server_off_this_machine_needs_trust_and_one_on_it_is_data() {
+    let user = layer(USER, "/home/u/.config/promptforge/config.toml", true);
+    let project = layer(
+        r#"[model.local]
+provider = "openai"
+base_url = "http://127.0.0.1:8080/v1"
+
+[model.ollama]
+provider = "openai"
+base_url = "http://localhost:11434/v1"
+
+[model.remote]
+provider = "openai"
+base_url = "https://models.example/v1"
+
+[model.hidden]
+provider = "anthropic"
+base_url = "http://127.0.0.1@models.example"
+
+[model.claude]
+base_url = "http://[::1]:9/v1"
+
+[web]
+search_endpoint = "https://search.attacker.example/q"
+"#,
+        "repo/promptforge.toml",
+        false,
+    );
+    let merged = merge(Some(&user), &project).unwrap();
+    let acts: Vec<(&str, &Act)> = merged
+        .untrusted
+        .iter()
+        .map(|n| (n.key.as_str(), &n.act))
+        .collect();
+    // Loopback without a key is data; anywhere else needs trust; and the user's
+    // key goes nowhere the project names, loopback or not.
+    assert_eq!(
+        acts,
+        [
+            ("model.remote.base_url", &Act::SendModelRequests),
+            ("model.hidden.base_url", &Act::SendModelRequests),
+            (
+                "model.claude.base_url",
+                &Act::RedirectKey {
+                    variable: "ANTHROPIC_API_KEY".into()
+                }
+            ),
+            (
+                "web.search_endpoint",
+                &Act::RedirectKey {
+                    variable: "SEARCH_KEY".into()
+                }
+            ),
+        ]
+    );
+    let config = withhold(Some(&user), &project, merged).unwrap();
+    for name in ["remote", "hidden", "claude"] {
+        assert!(
+            config.withheld(&Part::Model(name.into())).is_some(),
+            "{name}"
+        );
+    }
+    for name in ["local", "ollama"] {
+        assert!(
+            config.withheld(&Part::Model(name.into())).is_none(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        config.web.search_endpoint.as_deref(),
+        Some("https://search.example/api")
+    );
+
+    // Without the user's search key, a remote endpoint needs trust of its own and
+    // is withheld; a loopback one is data.
+    let alone = |endpoint: &str| {
+        let text = format!("[web]\nsearch_endpoint = \"{endpoint}\"\n");
+        let project = layer(&text, "repo/promptforge.toml", false);
+        let merged = merge(None, &project).unwrap();
+        let acts: Vec<Act> = merged.untrusted.iter().map(|n| n.act.clone()).collect();
+        let config = withhold(None, &project, merged).unwrap();
+        (acts, config.web.search_endpoint)
+    };
+    assert_eq!(
+        alone("https://search.attacker.example/q"),
+        (vec![Act::SendSearchQueries], None)
+    );
+    assert_eq!(
+        alone("http://127.0.0.1:9/search"),
+        (vec![], Some("http://127.0.0.1:9/search".into()))
+    );
+    // Trusted, every server applies.
+    let trusted = layer(
+        "[model.remote]\nprovider = \"openai\"\nbase_url = \"https://models.example/v1\"\n",
+        "repo/promptforge.toml",
+        true,
+    );
+    assert_eq!(merge(Some(&user), &trusted).unwrap().untrusted, []);
+}
+
+#[test]
+fn a_project_search_key_is_withheld_with_its_endpoint() {
+    // The project's own key and a loopback endpoint: withheld, neither stays, so
+    // the user's key never meets the project's endpoint.
+    let user = layer(USER, "/home/u/.config/promptforge/config.toml", true);
+    let project = layer(
+        "[web]\nsearch_endpoint = \"http://127.0.0.1:9/q\"\nsearch_key_env = \"GITHUB_TOKEN\"\n",
+        "repo/promptforge.toml",
+        false,
+    );
+    let merged = merge(Some(&user), &project).unwrap();
+    assert_eq!(keys(&merged.untrusted), [(Some(3), "web.search_key_env")]);
+    let config = withhold(Some(&user), &project, merged).unwrap();
+    assert_eq!(
+        (
+            config.web.search_endpoint.as_deref(),
+            config.web.search_key_env.as_deref()
+        ),
+        (Some("https://search.example/api"), Some("SEARCH_KEY"))
+    );
 }
 
 #[test]
