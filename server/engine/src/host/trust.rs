@@ -254,24 +254,50 @@ impl TrustStore {
             path,
             sha256: content_hash(text),
         };
-        let mut records = self.list()?;
-        records.retain(|r| r.path != record.path);
-        records.push(record.clone());
-        self.save(records)?;
+        self.updating(|| {
+            let mut records = self.list()?;
+            records.retain(|r| r.path != record.path);
+            records.push(record.clone());
+            self.save(records)
+        })?;
         Ok(record)
     }
 
     /// Forgets `path`; false when it was not recorded.
     pub fn revoke(&self, path: &Path) -> Result<bool, String> {
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let mut records = self.list()?;
-        let before = records.len();
-        records.retain(|r| r.path != path);
-        if records.len() == before {
-            return Ok(false);
+        self.updating(|| {
+            let mut records = self.list()?;
+            let before = records.len();
+            records.retain(|r| r.path != path);
+            if records.len() == before {
+                return Ok(false);
+            }
+            self.save(records)?;
+            Ok(true)
+        })
+    }
+
+    /// Runs `update` (a read of the records, then their replacement) holding an
+    /// exclusive lock on the records' lock file (`FILE.lock` beside them), so
+    /// that two `promptforge trust` at once cannot lose one's record: without
+    /// it, each read the records before the other wrote.
+    fn updating<T>(&self, update: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+        let fail = |e: std::io::Error| format!("{}: cannot be locked: {e}", self.file.display());
+        if let Some(folder) = self.file.parent() {
+            std::fs::create_dir_all(folder).map_err(fail)?;
         }
-        self.save(records)?;
-        Ok(true)
+        let mut lock_path = self.file.clone().into_os_string();
+        lock_path.push(".lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(lock_path)
+            .map_err(fail)?;
+        lock.lock().map_err(fail)?;
+        // The lock is released when the file closes, however `update` ends.
+        update()
     }
 
     fn save(&self, trusted: Vec<TrustRecord>) -> Result<(), String> {
@@ -375,6 +401,41 @@ mod tests {
             .list()
             .unwrap_err()
             .contains("not a trust records file"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// Trusting at once from many threads (as from many processes: the lock is
+    /// the file's) loses no record.
+    #[test]
+    fn records_trusted_at_once_are_all_kept() {
+        let root = std::env::temp_dir().join(format!("pf-trust-at-once-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let file = root.join("state/promptforge/trusted.json");
+        let configs: Vec<PathBuf> = (0..16)
+            .map(|i| {
+                let config = root.join(format!("c{i}.toml"));
+                std::fs::write(&config, "").unwrap();
+                config
+            })
+            .collect();
+        for _round in 0..4 {
+            std::thread::scope(|scope| {
+                for config in &configs {
+                    let store = TrustStore::at(file.clone());
+                    scope.spawn(move || store.trust(config, "").unwrap());
+                }
+            });
+            let store = TrustStore::at(file.clone());
+            assert_eq!(store.list().unwrap().len(), configs.len());
+            std::thread::scope(|scope| {
+                for config in &configs {
+                    let store = TrustStore::at(file.clone());
+                    scope.spawn(move || assert!(store.revoke(config).unwrap()));
+                }
+            });
+            assert!(store.list().unwrap().is_empty());
+        }
         let _ = std::fs::remove_dir_all(&root);
     }
 
