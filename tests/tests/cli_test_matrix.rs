@@ -285,8 +285,13 @@ fn the_configurations_cache_reuses_answers_and_no_cache_asks_again() {
 
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
+    // Every rate rests on kept answers, and says so.
     assert!(
-        stdout.contains("capital.test.yaml: knows the capital | 1/1   | 0/1\n"),
+        stdout.contains("capital.test.yaml: knows the capital | 1/1*  | 0/1*\n* rests on answers reused from the cache\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("knows the capital [wrong] (cache: 1 of 1 answers reused, "),
         "{stdout}"
     );
     assert!(

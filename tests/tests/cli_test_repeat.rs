@@ -230,3 +230,58 @@ fn repeat_past_the_bound_is_a_usage_error() {
     );
     assert!(server.requests().is_empty());
 }
+
+/// Hostile probe (issue 39): a live case passed on an answer from a cache
+/// (one shipped in the repository, say) said nothing of it. Every format now
+/// marks a verdict that rests on reused answers; a case whose answers all came
+/// from a model asked now is not marked.
+#[test]
+fn a_verdict_on_cached_answers_says_so_in_every_format() {
+    let (dir, _server) = suite("1");
+    dir.write(
+        "capital.test.yaml",
+        "cases:\n  - name: knows the capital\n    live: true\n    expect:\n      result: Paris\n",
+    );
+    let cache = dir.path().join("answers");
+    let cache = cache.display().to_string();
+    let run = |format: &str| {
+        test(
+            &dir,
+            &["--cache", &cache, "--format", format, "capital.test.yaml"],
+        )
+    };
+    let (code, first, stderr) = run("text");
+    assert_eq!(code, Some(0), "{first}{stderr}");
+    assert!(!first.contains("cache"), "{first}");
+
+    let (code, text, stderr) = run("text");
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(
+        text.contains(
+            "ok      capital.test.yaml: knows the capital (cache: 1 of 1 answers reused, "
+        ),
+        "{text}"
+    );
+    let (_, json, _) = run("json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        json["files"][0]["cases"][0]["cache"],
+        serde_json::json!({ "reused": 1, "answers": 1 })
+    );
+    let (_, junit, _) = run("junit");
+    assert!(
+        junit.contains("<property name=\"cache.reused\" value=\"1\"/>")
+            && junit.contains("<system-out>cache: 1 of 1 answers reused</system-out>"),
+        "{junit}"
+    );
+    // Without the cache the same case is asked anew and not marked.
+    let (_, json, _) = test(
+        &dir,
+        &["--no-cache", "--format", "json", "capital.test.yaml"],
+    );
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        json["files"][0]["cases"][0].get("cache").is_none(),
+        "{json}"
+    );
+}

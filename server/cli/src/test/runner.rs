@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
+use promptforge_engine::prompt_tests::answer_cache::CacheUse;
 use promptforge_engine::prompt_tests::repeats::PassRate;
 use promptforge_engine::prompt_tests::{run_case, CaseOptions, CaseReport, Failure};
 use promptforge_engine::trace::Trace;
@@ -135,6 +136,7 @@ struct Ran {
     duration: std::time::Duration,
     seed: u64,
     runs: Option<PassRate>,
+    cache: CacheUse,
     /// The trace of a failed case's run.
     trace: Option<Trace>,
 }
@@ -147,6 +149,7 @@ impl From<CaseReport> for Ran {
             duration: report.duration,
             seed: report.seed,
             runs: report.runs,
+            cache: report.cache,
             trace,
         }
     }
@@ -184,6 +187,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<Ran>) -> Ca
             duration: std::time::Duration::ZERO,
             seed: planned.seed,
             runs: None,
+            cache: CacheUse::default(),
             trace: None,
             failures: vec![Placed {
                 failure: Failure::new("run", CASE_PANICKED),
@@ -218,6 +222,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<Ran>) -> Ca
         seed: report.seed,
         failures,
         runs: report.runs,
+        cache: report.cache,
         trace,
     }
 }
@@ -233,6 +238,7 @@ fn skipped(planned: &PlannedCase) -> CaseResult {
         seed: planned.seed,
         failures: Vec::new(),
         runs: None,
+        cache: CacheUse::default(),
         trace: None,
     }
 }

@@ -8,6 +8,7 @@ use futures::stream::{self, StreamExt};
 use promptforge_syntax::test_file::{Case, MinPass};
 use serde::Serialize;
 
+use super::answer_cache::CacheUse;
 use super::{messages, run_once, CaseOptions, CaseReport, Failure};
 use crate::host::Host;
 
@@ -72,11 +73,13 @@ struct Tally {
     failed: u64,
     shown: Option<CaseReport>,
     failures: Vec<Failure>,
+    cache: CacheUse,
 }
 
 impl Tally {
     /// Counts run `i` (from 0).
     fn add(mut self, i: u64, report: CaseReport) -> Self {
+        self.cache = self.cache.plus(report.cache);
         if report.passed() {
             self.passed += 1;
             if self.failed == 0 {
@@ -157,6 +160,7 @@ pub async fn run_repeated(
         seed,
         duration: started.elapsed(),
         runs: Some(rate),
+        cache: tally.cache,
         ..first
     }
 }
