@@ -149,7 +149,8 @@ pub(crate) async fn run_once(
     let cache_count = Arc::new(answer_cache::CacheCount::default());
     let (host, scripts, model) = if case.live {
         let mut host = base.derive(base.harness().clone(), input);
-        host.wrap_models(&|provider| cache_count.wrap(provider));
+        let count = Arc::clone(&cache_count);
+        host.tap_models(Arc::new(move |provider| count.wrap(provider)));
         (host, None, None)
     } else {
         let scripts = ToolScripts::new(&case.tools, stop.clone());
