@@ -285,8 +285,13 @@ fn the_configurations_cache_reuses_answers_and_no_cache_asks_again() {
 
     let (code, stdout, stderr) = test(&suite.dir, &args);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
+    // Every rate rests on kept answers, and says so.
     assert!(
-        stdout.contains("capital.test.yaml: knows the capital | 1/1   | 0/1\n"),
+        stdout.contains("capital.test.yaml: knows the capital | 1/1*  | 0/1*\n* rests on answers reused from the cache\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("knows the capital [wrong] (cache: 1 of 1 answers reused, "),
         "{stdout}"
     );
     assert!(
@@ -351,4 +356,32 @@ fn the_judge_of_a_matrix_stays_the_judge() {
     );
     assert_eq!(suite.requests(), (1, 1), "each model runs the prompt once");
     assert_eq!(grader.requests().len(), 2, "the grader judges both");
+}
+
+/// Hostile probe (issue 39): each model of `--models` got a whole copy of the
+/// configuration and every Host model before any case ran, so memory grew
+/// with the square of the models named (2,000 models: 2.3 GB; 700: 310 MiB).
+/// The pinned Hosts now share them: 700 models stay near 30 MiB.
+#[test]
+fn many_models_share_one_configuration() {
+    let dir = Scratch::new("matrix-many");
+    let names: Vec<String> = (0..700).map(|i| format!("m{i}")).collect();
+    let config: String = names
+        .iter()
+        .map(|name| format!("[model.{name}]\nprovider = \"echo\"\n\n"))
+        .collect();
+    dir.write("promptforge.toml", config);
+    dir.write("capital.md", PROMPT.replace("{ model: right }", "{}"));
+    dir.write(
+        "capital.test.yaml",
+        "cases:\n  - name: echoes\n    live: true\n    expect:\n      result_contains: capital\n",
+    );
+    let models = names.join(",");
+    let args = ["test", "-q", "--models", &models, "capital.test.yaml"];
+    let cost = promptforge_tests::perf::process::cost(binary(), dir.path(), &args, &[0]);
+    assert!(
+        cost.peak_kib < 120 * 1024,
+        "700 models peaked at {} MiB",
+        cost.peak_kib / 1024
+    );
 }

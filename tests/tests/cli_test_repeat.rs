@@ -173,3 +173,115 @@ fn a_cached_live_suite_asks_no_model_the_second_time() {
     let text = std::fs::read_to_string(kept[0].path()).unwrap();
     assert!(text.contains("\"content\": \"Paris\""), "{text}");
 }
+
+/// A prompt whose every run logs 2 MB, on the built-in echo model.
+const LOGS_A_LOT: &str = "---\nname: big\ndescription: d\npromptforge: 0\nmodels:\n  w: {}\n---\n\n# Big\n\n```lua\nlog(string.rep('x', 2000000))\nreturn models.infer('What is the capital of France?')\n```\n";
+
+/// Hostile probe (issue 39): every run of a repeated case was kept to the end,
+/// so `repeat: 3000` of a prompt that logs 1 MB peaked at 2.9 GB. Each run is
+/// now counted as it ends: 200 runs of 2 MB peaked at 410 MiB before, 34 MiB
+/// after; 150 runs stay well under 150 MiB. Past ten failed runs, one line counts the rest.
+#[test]
+fn a_repeated_case_keeps_no_run_it_has_counted() {
+    let dir = Scratch::new("repeat-memory");
+    dir.write("big.md", LOGS_A_LOT);
+    dir.write(
+        "big.test.yaml",
+        "cases:\n  - name: logs\n    live: true\n    repeat: 150\n    expect:\n      result_contains: capital\n  - name: fails\n    live: true\n    repeat: 12\n    expect:\n      result_contains: Lyon\n",
+    );
+    let args = ["test", "--live", "--filter", "logs", "big.test.yaml"];
+    let cost = promptforge_tests::perf::process::cost(binary(), dir.path(), &args, &[0]);
+    assert!(
+        cost.peak_kib < 150 * 1024,
+        "150 runs peaked at {} MiB",
+        cost.peak_kib / 1024
+    );
+    let (code, stdout, stderr) = test(&dir, &["-q", "--filter", "fails", "big.test.yaml"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let listed = stdout.matches(": run ").count();
+    assert_eq!(listed, 10, "{stdout}");
+    assert!(
+        stdout.contains(": runs: 2 more failed runs are not listed (the first 10 are)\n"),
+        "{stdout}"
+    );
+}
+
+/// `repeat:` and `--repeat` run 1 to 1000 times; past it, a usage error.
+#[test]
+fn repeat_past_the_bound_is_a_usage_error() {
+    let (dir, server) = suite("2");
+    let (code, stdout, stderr) = test(&dir, &["--repeat", "1000000000", "capital.test.yaml"]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "invalid value '1000000000' for '--repeat <N>': 1000000000 is not in 1..=1000"
+        ),
+        "{stderr}"
+    );
+    dir.write(
+        "capital.test.yaml",
+        "cases:\n  - name: too many\n    live: true\n    repeat: 1001\n    expect:\n      result: Paris\n",
+    );
+    let (code, stdout, stderr) = test(&dir, &["capital.test.yaml"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("capital.test.yaml:4:13: error[TestFile]: invalid value: integer `1001`, expected a whole number from 1 to 1000"),
+        "{stdout}"
+    );
+    assert!(server.requests().is_empty());
+}
+
+/// Hostile probe (issue 39): a live case passed on an answer from a cache
+/// (one shipped in the repository, say) said nothing of it. Every format now
+/// marks a verdict that rests on reused answers; a case whose answers all came
+/// from a model asked now is not marked.
+#[test]
+fn a_verdict_on_cached_answers_says_so_in_every_format() {
+    let (dir, _server) = suite("1");
+    dir.write(
+        "capital.test.yaml",
+        "cases:\n  - name: knows the capital\n    live: true\n    expect:\n      result: Paris\n",
+    );
+    let cache = dir.path().join("answers");
+    let cache = cache.display().to_string();
+    let run = |format: &str| {
+        test(
+            &dir,
+            &["--cache", &cache, "--format", format, "capital.test.yaml"],
+        )
+    };
+    let (code, first, stderr) = run("text");
+    assert_eq!(code, Some(0), "{first}{stderr}");
+    assert!(!first.contains("cache"), "{first}");
+
+    let (code, text, stderr) = run("text");
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(
+        text.contains(
+            "ok      capital.test.yaml: knows the capital (cache: 1 of 1 answers reused, "
+        ),
+        "{text}"
+    );
+    let (_, json, _) = run("json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        json["files"][0]["cases"][0]["cache"],
+        serde_json::json!({ "reused": 1, "answers": 1 })
+    );
+    let (_, junit, _) = run("junit");
+    assert!(
+        junit.contains("<property name=\"cache.reused\" value=\"1\"/>")
+            && junit.contains("<system-out>cache: 1 of 1 answers reused</system-out>"),
+        "{junit}"
+    );
+    // Without the cache the same case is asked anew and not marked.
+    let (_, json, _) = test(
+        &dir,
+        &["--no-cache", "--format", "json", "capital.test.yaml"],
+    );
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        json["files"][0]["cases"][0].get("cache").is_none(),
+        "{json}"
+    );
+}

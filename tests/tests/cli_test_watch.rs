@@ -229,3 +229,68 @@ fn watch_prints_text_only() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// The inotify watches process `pid` holds (Linux: its fdinfo lists each).
+fn inotify_watches(pid: u32) -> usize {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fdinfo")).expect("/proc is there");
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
+        .map(|info| {
+            info.lines()
+                .filter(|l| l.starts_with("inotify wd:"))
+                .count()
+        })
+        .sum()
+}
+
+/// Hostile probe (issue 39): a folder watched recursively followed its
+/// symbolic links out of the project (a link to /usr: 15,775 watches). Here
+/// a link to a tree of 200 folders outside added 400 watches to the 2 of the
+/// project; now it adds none.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_watched_folder_is_watched_without_following_its_links() {
+    let dir = Scratch::new("watch-links");
+    let outside = Scratch::new("watch-links-outside");
+    for i in 0..200 {
+        std::fs::create_dir_all(outside.path().join(format!("d{i}/e"))).unwrap();
+    }
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+    dir.write("sub/a.md", prompt("a", "one"));
+    dir.write("sub/a.test.yaml", cases("one"));
+    let watching = Watching::start(&dir, &["."]);
+    watching.next_pass();
+    watching.waiting();
+    let watches = inotify_watches(watching.child.id());
+    assert_eq!(watches, 2, "the folder and sub, not the link's tree");
+}
+
+/// Hostile probe (issue 39): a watched folder deleted and made again was no
+/// longer watched (its watch went with it), so nothing ran again. It is now
+/// waited for from its parent, and everything runs when it is back.
+#[test]
+fn a_watched_folder_made_again_is_watched_again() {
+    let dir = Scratch::new("watch-again");
+    dir.write("sub/a.md", prompt("a", "one"));
+    dir.write("sub/a.test.yaml", cases("one"));
+    let watching = Watching::start(&dir, &["sub"]);
+    assert_eq!(
+        results(&watching.next_pass()).last(),
+        Some(&"1 passed, 0 failed")
+    );
+    watching.waiting();
+
+    std::fs::remove_dir_all(dir.path().join("sub")).unwrap();
+    // The files gone: a pass that finds nothing.
+    watching.next_pass();
+    watching.waiting();
+
+    dir.write("sub/a.md", prompt("a", "two"));
+    dir.write("sub/a.test.yaml", cases("two"));
+    watching.until(|l| l.starts_with("ok      sub/a.test.yaml: gives its result"));
+    watching.waiting();
+
+    // And it is watched: a save runs its cases.
+    dir.write("sub/a.md", prompt("a", "three"));
+    watching.until(|l| l.starts_with("FAILED  sub/a.test.yaml: gives its result"));
+}

@@ -92,13 +92,11 @@ fn a_case_the_file_does_not_hold_is_refused_at_launch() {
     );
 }
 
-/// A `case` with a prompt as `program` says that `program` must be the test
-/// file (it used to look for `greet.md.md`), and a huge case name comes back
-/// cut to 200 characters.
+/// Hostile probe (issue 39): `case` with the prompt itself as `program` said
+/// `greet.md.md cannot be read`; it now says what `program` must be.
 #[test]
-fn a_case_launch_names_its_test_file_and_echoes_a_name_in_bounds() {
-    let (scratch, prompt) = prompt_in("dap-case-program", "greet.md", PROMPT, "");
-    let tests = scratch.write("greet.test.yaml", TESTS);
+fn a_case_launched_on_a_prompt_names_the_test_file_it_needs() {
+    let (_scratch, prompt) = prompt_in("dap-case-prompt", "greet.md", PROMPT, "");
     let mut client = DapClient::start();
     client.initialize();
     let response = client.request("launch", json!({ "program": prompt, "case": "greets" }));
@@ -106,19 +104,34 @@ fn a_case_launch_names_its_test_file_and_echoes_a_name_in_bounds() {
     assert_eq!(
         response["message"],
         format!(
-            "\"case\" names a case of a prompt test file: \"program\" must be one (*.test.yaml), and {} is not",
+            "{} is not a prompt test file: with \"case\", \"program\" is the test file that holds the case (greet.test.yaml)",
             prompt.display()
         )
     );
-    let huge = "n".repeat(3_500_000);
-    let response = client.request("launch", json!({ "program": tests, "case": huge }));
+}
+
+/// Hostile probe (issue 39): a case name of 3.5 MB came back whole in the
+/// refusal; a message now echoes 200 characters of it and its length.
+#[test]
+fn a_huge_case_name_is_not_echoed_whole() {
+    let (scratch, _prompt) = prompt_in("dap-case-huge", "greet.md", PROMPT, "");
+    let tests = scratch.write("greet.test.yaml", TESTS);
+    let mut client = DapClient::start();
+    client.initialize();
+    let name = "x".repeat(1_000_000);
+    let response = client.request("launch", json!({ "program": tests, "case": name }));
     assert_eq!(response["success"], false);
+    let message = response["message"].as_str().expect("a message");
     assert_eq!(
-        response["message"],
+        message,
         format!(
-            "{} has no case named \"{}…\"",
+            "{} has no case named \"{}\"… (1000000 bytes)",
             tests.display(),
-            "n".repeat(200)
+            "x".repeat(200)
         )
     );
+    // A wrong type of a huge value: the same bound.
+    let response = client.request("launch", json!({ "program": tests, "seed": name }));
+    let message = response["message"].as_str().expect("a message");
+    assert!(message.len() < 400, "{} bytes", message.len());
 }

@@ -151,8 +151,9 @@ pub struct TestArgs {
     /// Run the I-th of N stable parts of the cases (1-based), for a CI matrix.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
-    /// Run every live case N times (over its `repeat:`); `min_pass:` decides it.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Run every live case N times, 1 to 1000 (over its `repeat:`); `min_pass:`
+    /// decides it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=promptforge_syntax::test_file::MAX_REPEAT))]
     pub repeat: Option<u64>,
     /// Run each live case once per Host model named (its labels all resolved to
     /// it) and print a table of pass rates per case and model; implies --live.

@@ -175,6 +175,7 @@ fn bare_vm(c: &mut Criterion) {
         debugger: None,
         trace: None,
         trace_root: None,
+        token_memo: Default::default(),
     });
     let chain = Arc::new(Chain::main(String::new(), CancellationToken::new()));
     c.bench_function("one VM with the whole Lua API", |b| {

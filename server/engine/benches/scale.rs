@@ -2,6 +2,10 @@
 //! 10k and 100k model labels (every VM installs one handle per label), and the
 //! refusal of a prompt with 1k, 10k and 100k `plugins:` entries the Host lacks
 //! (the RequirementsUnmet notice lists them all). Both should grow linearly.
+//! And a traced conversation of 10, 20 and 40 rounds of 200 KB turns, within
+//! the default trace limit: each text's tokens are counted once and the rounds
+//! the full trace drops cost nothing, so it grows with the conversation, not
+//! with the sum of its rounds (issue 39: 20 rounds took 9 s to trace).
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -76,5 +80,42 @@ fn plugins(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, labels, plugins);
+fn traced_conversation(c: &mut Criterion) {
+    let rt = runtime();
+    let host = Arc::new(Host::offline());
+    let mut group = c.benchmark_group("traced conversation of N rounds of 200 KB turns");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    for n in [10, 20, 40] {
+        let text = format!(
+            "---\nname: talk\ndescription: d\npromptforge: 0\nmodels:\n  w: {{}}\n---\n\n# Talk\n\n```lua\nlocal conv = messages.new()\nfor i = 1, {n} do\n  conv:user(string.rep(string.char(64 + i), 200000))\n  models.infer(conv)\n  conv:assistant('ok ' .. i)\nend\nreturn 'done'\n```\n"
+        );
+        let traced = || {
+            let options = RunOptions {
+                trace: true,
+                ..RunOptions::default()
+            };
+            rt.block_on(run_text(
+                &text,
+                host.clone(),
+                Arc::new(Store::in_memory()),
+                options,
+                Arc::new(NoEvents),
+            ))
+        };
+        let outcome = traced();
+        assert_eq!(
+            outcome.result.as_deref(),
+            Some("done"),
+            "{:?}",
+            outcome.error
+        );
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(traced));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, labels, plugins, traced_conversation);
 criterion_main!(benches);

@@ -356,6 +356,7 @@ impl Decoder for ChunkDecoder<'_> {
             tool_calls,
             usage: self.usage,
             finish_reason: self.finish_reason,
+            ..ModelReply::default()
         })
     }
 

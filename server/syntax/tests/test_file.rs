@@ -311,6 +311,28 @@ fn a_live_case_may_not_script_the_model_or_the_tools() {
     );
 }
 
+/// `repeat:` is bounded (hostile probe, issue 39: `repeat: 1000000000` was
+/// taken, and every run's report kept).
+#[test]
+fn repeat_runs_from_1_to_the_bound() {
+    let repeat = |n: &str| problems(&one_case(&format!("    live: true\n    repeat: {n}\n")));
+    assert_eq!(repeat("1000"), Vec::<String>::new());
+    assert_eq!(
+        repeat("1001"),
+        ["4:13 \"1001\" invalid value: integer `1001`, expected a whole number from 1 to 1000"]
+    );
+    assert_eq!(
+        repeat("1000000000"),
+        ["4:13 \"1000000000\" invalid value: integer `1000000000`, expected a whole number from 1 to 1000"]
+    );
+    assert_eq!(
+        repeat("0"),
+        ["4:13 \"0\" invalid value: integer `0`, expected a whole number from 1 to 1000"]
+    );
+    let (file, _) = parse(&one_case("    live: true\n    repeat: 1001\n"));
+    assert_eq!(file.cases[0].repeat, None);
+}
+
 #[test]
 fn a_tools_key_is_an_exact_tool_path() {
     let text = one_case(

@@ -4,6 +4,7 @@
 //! estimate beside what a provider reports; the encodings load on first use
 //! (about 120 ms and 45 MiB for `o200k_base`) and stay for the process.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use tiktoken_rs::CoreBPE;
@@ -54,8 +55,18 @@ impl Encoding {
     /// encoding cannot load.
     pub fn count(self, text: &str) -> Option<u64> {
         let bpe = self.bpe()?;
+        COUNTED.fetch_add(text.len() as u64, Ordering::Relaxed);
         Some(bpe.encode_ordinary(text).len() as u64)
     }
+}
+
+/// The bytes of text counted so far.
+static COUNTED: AtomicU64 = AtomicU64::new(0);
+
+/// The bytes of text this process has counted tokens of so far: the work
+/// counting costs, for tests and benches that bound it.
+pub fn bytes_counted() -> u64 {
+    COUNTED.load(Ordering::Relaxed)
 }
 
 /// The tokens a chat request's framing adds per message (its role and

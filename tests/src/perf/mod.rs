@@ -5,7 +5,7 @@
 //! table and compared with the figures committed in `tests/bench-baseline.json`.
 
 mod editor;
-mod process;
+pub mod process;
 pub mod workloads;
 
 use std::collections::BTreeMap;

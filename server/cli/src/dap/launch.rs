@@ -71,7 +71,7 @@ impl LaunchArguments {
     /// Reads `launch`'s arguments; the error is the response's message.
     pub fn parse(arguments: &Value) -> Result<Self, String> {
         let mut launch: LaunchArguments = serde_json::from_value(arguments.clone())
-            .map_err(|e| format!("invalid launch arguments: {e}"))?;
+            .map_err(|e| format!("invalid launch arguments: {}", echoed(&e.to_string())))?;
         launch.argument_string()?;
         if let Some(name) = launch.case.clone() {
             let tested = read_case(&launch.program, &name)?;
@@ -123,28 +123,55 @@ impl RunEvents for OutputEvents {
     }
 }
 
-/// The most of a case name a launch's message repeats.
-const SHOWN_NAME_CHARS: usize = 200;
+/// The most characters of a text from the client that a message echoes.
+const ECHOED: usize = 200;
 
-/// A launch naming a `case` whose `program` is not a prompt test file.
-fn case_needs_a_test_file(program: &str) -> String {
-    format!("\"case\" names a case of a prompt test file: \"program\" must be one (*.test.yaml), and {program} is not")
+/// `text` as a message echoes it: whole, or its first [`ECHOED`] characters,
+/// `…` and its length.
+fn echoed(text: &str) -> String {
+    match text.char_indices().nth(ECHOED) {
+        None => text.to_owned(),
+        Some((at, _)) => format!("{}… ({} bytes)", &text[..at], text.len()),
+    }
 }
 
-/// A launch naming a case its test file does not have (the name cut to
-/// [`SHOWN_NAME_CHARS`] characters).
-fn no_such_case(test_file: &str, name: &str) -> String {
-    let shown = promptforge_syntax::excerpt::at_most(name, SHOWN_NAME_CHARS);
-    format!("{test_file} has no case named {shown:?}")
+/// A case's name as a message quotes it: whole, or its first [`ECHOED`]
+/// characters quoted, then `…` and its length.
+fn quoted_name(name: &str) -> String {
+    match name.char_indices().nth(ECHOED) {
+        None => format!("{name:?}"),
+        Some((at, _)) => format!("{:?}… ({} bytes)", &name[..at], name.len()),
+    }
+}
+
+/// The message of a `case` launched with `program` not a test file, naming
+/// the test file of a prompt beside it.
+fn not_a_test_file(path: &std::path::Path) -> String {
+    let suffix = promptforge_syntax::test_file::TEST_FILE_SUFFIX;
+    let display = echoed(&path.display().to_string());
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let hint = match name.strip_suffix(".md") {
+        Some(stem) if !stem.is_empty() => echoed(&format!("{stem}{suffix}")),
+        _ => format!("NAME{suffix}"),
+    };
+    format!(
+        "{display} is not a prompt test file: with \"case\", \"program\" is the test file that holds the case ({hint})"
+    )
 }
 
 /// The case `name` of the test file `path`, and the path of the prompt it tests;
 /// the error is the launch's message.
 fn read_case(path: &std::path::Path, name: &str) -> Result<(TestedCase, PathBuf), String> {
-    let display = path.display().to_string();
-    if !promptforge_syntax::test_file::is_test_file(path) {
-        return Err(case_needs_a_test_file(&display));
+    let is_test_file = path
+        .to_str()
+        .is_some_and(|p| p.ends_with(promptforge_syntax::test_file::TEST_FILE_SUFFIX));
+    if !is_test_file {
+        return Err(not_a_test_file(path));
     }
+    let display = echoed(&path.display().to_string());
     let text = crate::files::read_text(path).map_err(|reason| format!("{display}: {reason}"))?;
     let loaded = crate::test::load::load(path, &display, text)
         .ok_or_else(|| format!("{display}: {}", crate::problem::INTERNAL_ERROR))?;
@@ -160,7 +187,7 @@ fn read_case(path: &std::path::Path, name: &str) -> Result<(TestedCase, PathBuf)
         .cases
         .into_iter()
         .find(|c| c.name.as_ref().is_some_and(|n| n.value == name))
-        .ok_or_else(|| no_such_case(&display, name))?;
+        .ok_or_else(|| format!("{display} has no case named {}", quoted_name(name)))?;
     let (prompt_path, prompt) = loaded
         .prompt
         .ok_or_else(|| format!("{display}: its prompt cannot be read"))?;

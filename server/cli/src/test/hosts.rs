@@ -1,7 +1,8 @@
 //! The Hosts the test files' prompts run on, one per configuration file: each
 //! with its live answers kept where `--cache` or the configuration's `[test]
 //! cache` says (not with `--no-cache`), and, with `--models`, one Host per
-//! model named, every label pinned to it.
+//! model named, every label pinned to it (the pinned Hosts share the
+//! configuration and the Host models, so each costs little).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

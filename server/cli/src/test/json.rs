@@ -3,7 +3,9 @@
 //!
 //! `problems` holds `check`'s JSON problem objects; each case is `name`, `status`
 //! (`ok`, `failed`, `skipped`), `duration_ms`, `seed`, `runs` (a repeated live
-//! case's `{passed, runs, needed}`; absent otherwise) and `failures`, each failure
+//! case's `{passed, runs, needed}`; absent otherwise), `cache` (a live case
+//! whose verdict rests on answers a cache gave: `{reused, answers}`; absent
+//! otherwise) and `failures`, each failure
 //! `what`, `message`, `expected` and `actual` (when it compares texts; null for an
 //! absent side such as no result), `line` and `column` (1-based, columns in
 //! characters) and `text` (its rendering, as the text format prints it).
@@ -44,6 +46,8 @@ struct JsonCase<'a> {
     seed: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     runs: Option<promptforge_engine::prompt_tests::repeats::PassRate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache: Option<promptforge_engine::prompt_tests::answer_cache::CacheUse>,
     failures: Vec<JsonFailure<'a>>,
 }
 
@@ -105,6 +109,7 @@ fn file_object(file: &FileResult) -> JsonFile<'_> {
                     Some(_) => case.pass_rate(),
                     None => case.runs,
                 },
+                cache: case.rests_on_cache().then_some(case.cache),
                 failures: case
                     .failures
                     .iter()

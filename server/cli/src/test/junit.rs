@@ -3,7 +3,9 @@
 //! `<testsuite>` per test file and one `<testcase>` per case; a failed case holds
 //! one `<failure>` (its first failure's message, every failure's text), a skipped
 //! one `<skipped/>`; a test file with errors is one failed testcase named
-//! `(test file)` holding its problems. Times are seconds.
+//! `(test file)` holding its problems. Times are seconds. A case whose verdict
+//! rests on answers a cache gave (`--cache`) says so in its `<properties>`
+//! (`cache.reused`, `cache.answers`) and its `<system-out>`.
 //!
 //! With `--models`, the live cases' runs are in one `<testsuite>` per model,
 //! named after it, after the test files' suites (which keep the scripted cases
@@ -144,10 +146,24 @@ fn test_case(xml: &mut String, classname: &str, file: &str, case: &CaseResult) {
         escape(&case.label(), true),
         seconds(case.duration)
     );
-    match case.status {
-        Status::Ok => xml.push_str("/>\n"),
-        Status::Skipped => xml.push_str(">\n      <skipped/>\n    </testcase>\n"),
-        Status::Failed => {
+    // Properties first, output last, as JUnit readers expect them.
+    let cached = case.rests_on_cache().then(|| {
+        (
+            format!(
+                "      <properties>\n        <property name=\"cache.reused\" value=\"{}\"/>\n        <property name=\"cache.answers\" value=\"{}\"/>\n      </properties>\n",
+                case.cache.reused, case.cache.answers,
+            ),
+            format!("      <system-out>{}</system-out>\n", escape(&case.cache.text(), false)),
+        )
+    });
+    match (case.status, cached) {
+        (Status::Ok, None) => xml.push_str("/>\n"),
+        (Status::Ok, Some((properties, out))) => {
+            let _ = write!(xml, ">\n{properties}{out}    </testcase>\n");
+        }
+        (Status::Skipped, _) => xml.push_str(">\n      <skipped/>\n    </testcase>\n"),
+        (Status::Failed, cached) => {
+            let (properties, out) = cached.unwrap_or_default();
             let first = case.failures.first();
             let message = first.map_or("", |p| p.failure.message.as_str());
             let what = first.map_or("", |p| p.failure.what.as_str());
@@ -158,10 +174,10 @@ fn test_case(xml: &mut String, classname: &str, file: &str, case: &CaseResult) {
                 .collect();
             let _ = write!(
                 xml,
-                ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
+                ">\n{properties}      <failure message=\"{}\" type=\"{}\">{}</failure>\n{out}    </testcase>\n",
                 escape(message, true),
                 escape(what, true),
-                escape(&text.join("\n"), false)
+                escape(&text.join("\n"), false),
             );
         }
     }

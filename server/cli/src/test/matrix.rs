@@ -14,6 +14,12 @@ use crate::test::runner::PlannedCase;
 /// The header of the table's first column.
 const CASE_COLUMN: &str = "case";
 
+/// After a rate that rests on answers a cache gave.
+const CACHED_MARK: &str = "*";
+
+/// Under a table with some rate marked [`CACHED_MARK`].
+pub const CACHED_NOTE: &str = "* rests on answers reused from the cache";
+
 /// Checks the names of `--models`; the error is the usage message.
 pub fn check_names(models: &[String]) -> Result<(), String> {
     for (at, name) in models.iter().enumerate() {
@@ -62,8 +68,9 @@ pub struct Row {
     pub file: String,
     /// The case's name.
     pub case: String,
-    /// Its pass rate on each model (None: it did not run on it).
-    pub rates: Vec<Option<PassRate>>,
+    /// Its pass rate on each model (None: it did not run on it), and whether
+    /// it rests on answers a cache gave.
+    pub rates: Vec<Option<(PassRate, bool)>>,
 }
 
 impl Matrix {
@@ -83,7 +90,7 @@ impl Matrix {
                     case: case.name.clone(),
                     rates: vec![None; models.len()],
                 });
-                row.rates[column] = case.pass_rate();
+                row.rates[column] = case.pass_rate().map(|r| (r, case.rests_on_cache()));
             }
             rows.extend(by_case.into_values());
         }
@@ -94,16 +101,19 @@ impl Matrix {
     }
 
     /// The table as text: a header `case | A | B`, then one line per case,
-    /// `FILE: NAME | 1/1 | 0/1` (`-` where it did not run), columns padded.
+    /// `FILE: NAME | 1/1 | 0/1` (`-` where it did not run; `1/1*` where the
+    /// rate rests on cached answers, and [`CACHED_NOTE`] under the table),
+    /// columns padded.
     pub fn text(&self) -> String {
         let mut lines: Vec<Vec<String>> = vec![std::iter::once(CASE_COLUMN.to_owned())
             .chain(self.models.iter().cloned())
             .collect()];
         for row in &self.rows {
-            let rates = row
-                .rates
-                .iter()
-                .map(|rate| rate.map_or_else(|| "-".to_owned(), |r| r.fraction()));
+            let rates = row.rates.iter().map(|rate| match rate {
+                None => "-".to_owned(),
+                Some((rate, false)) => rate.fraction(),
+                Some((rate, true)) => format!("{}{CACHED_MARK}", rate.fraction()),
+            });
             lines.push(
                 std::iter::once(format!("{}: {}", row.file, row.case))
                     .chain(rates)
@@ -119,7 +129,7 @@ impl Matrix {
                     .unwrap_or(0)
             })
             .collect();
-        lines
+        let mut table = lines
             .iter()
             .map(|cells| {
                 let padded: Vec<String> = cells
@@ -129,8 +139,16 @@ impl Matrix {
                     .collect();
                 padded.join(" | ").trim_end().to_owned()
             })
-            .collect::<Vec<_>>()
-            .join("\n")
+            .collect::<Vec<_>>();
+        let cached = self
+            .rows
+            .iter()
+            .flat_map(|r| &r.rates)
+            .any(|r| matches!(r, Some((_, true))));
+        if cached {
+            table.push(CACHED_NOTE.to_owned());
+        }
+        table.join("\n")
     }
 }
 
@@ -160,17 +178,23 @@ mod tests {
                 Row {
                     file: "a.test.yaml".into(),
                     case: "knows the capital".into(),
-                    rates: vec![Some(PassRate::single(true)), Some(PassRate::single(false))],
+                    rates: vec![
+                        Some((PassRate::single(true), false)),
+                        Some((PassRate::single(false), false)),
+                    ],
                 },
                 Row {
                     file: "a.test.yaml".into(),
                     case: "x".into(),
                     rates: vec![
-                        Some(PassRate {
-                            passed: 7,
-                            runs: 10,
-                            needed: 7,
-                        }),
+                        Some((
+                            PassRate {
+                                passed: 7,
+                                runs: 10,
+                                needed: 7,
+                            },
+                            false,
+                        )),
                         None,
                     ],
                 },
@@ -181,6 +205,24 @@ mod tests {
             "case                           | right | wrong-model\n\
              a.test.yaml: knows the capital | 1/1   | 0/1\n\
              a.test.yaml: x                 | 7/10  | -"
+        );
+    }
+
+    #[test]
+    fn a_rate_on_cached_answers_is_marked_and_noted() {
+        let matrix = Matrix {
+            models: vec!["m".into()],
+            rows: vec![Row {
+                file: "a.test.yaml".into(),
+                case: "x".into(),
+                rates: vec![Some((PassRate::single(true), true))],
+            }],
+        };
+        assert_eq!(
+            matrix.text(),
+            "case           | m\n\
+             a.test.yaml: x | 1/1*\n\
+             * rests on answers reused from the cache"
         );
     }
 }

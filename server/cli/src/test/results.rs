@@ -5,6 +5,7 @@
 use std::ops::Range;
 use std::time::Duration;
 
+use promptforge_engine::prompt_tests::answer_cache::CacheUse;
 use promptforge_engine::prompt_tests::repeats::PassRate;
 use promptforge_engine::prompt_tests::Failure;
 use promptforge_syntax::LineIndex;
@@ -61,6 +62,8 @@ pub struct CaseResult {
     pub failures: Vec<Placed>,
     /// A repeated live case's pass rate.
     pub runs: Option<PassRate>,
+    /// The answers its runs got and how many a cache gave (`--cache`).
+    pub cache: CacheUse,
     /// The trace of a failed case's run, when `--trace` asked for traces.
     pub trace: Option<Box<promptforge_engine::trace::Trace>>,
 }
@@ -76,6 +79,12 @@ impl CaseResult {
                     .unwrap_or_else(|| PassRate::single(status == Status::Ok)),
             ),
         }
+    }
+
+    /// True when the verdict rests on some answer a cache gave rather than a
+    /// model asked now.
+    pub fn rests_on_cache(&self) -> bool {
+        self.cache.reused > 0
     }
 
     /// The case's name as printed: with the `--models` model it ran on in

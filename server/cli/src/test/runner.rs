@@ -5,7 +5,10 @@
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
+use promptforge_engine::prompt_tests::answer_cache::CacheUse;
+use promptforge_engine::prompt_tests::repeats::PassRate;
 use promptforge_engine::prompt_tests::{run_case, CaseOptions, CaseReport, Failure};
+use promptforge_engine::trace::Trace;
 use promptforge_engine::Host;
 use promptforge_syntax::test_file::Case;
 use promptforge_syntax::LineIndex;
@@ -82,7 +85,7 @@ pub fn run(
     runtime.block_on(async move {
         let slots = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let gate = Arc::new(Semaphore::new(slots));
-        let handles: Vec<Vec<Option<JoinHandle<CaseReport>>>> = plan
+        let handles: Vec<Vec<Option<JoinHandle<Ran>>>> = plan
             .iter()
             .map(|file| {
                 file.cases
@@ -125,6 +128,33 @@ pub fn run(
     })
 }
 
+/// What the verdict of a case that ran needs of its report: not its run's log,
+/// result or store, which a case that ends before an earlier one would
+/// otherwise hold until that one's verdict is given.
+struct Ran {
+    failures: Vec<Failure>,
+    duration: std::time::Duration,
+    seed: u64,
+    runs: Option<PassRate>,
+    cache: CacheUse,
+    /// The trace of a failed case's run.
+    trace: Option<Trace>,
+}
+
+impl From<CaseReport> for Ran {
+    fn from(report: CaseReport) -> Self {
+        let trace = (!report.passed()).then_some(report.outcome.trace).flatten();
+        Ran {
+            failures: report.failures,
+            duration: report.duration,
+            seed: report.seed,
+            runs: report.runs,
+            cache: report.cache,
+            trace,
+        }
+    }
+}
+
 /// Starts one case; it waits for a free slot first.
 fn spawn_case(
     host: Arc<Host>,
@@ -133,7 +163,7 @@ fn spawn_case(
     gate: Arc<Semaphore>,
     progress: Option<ProgressBar>,
     options: CaseOptions,
-) -> JoinHandle<CaseReport> {
+) -> JoinHandle<Ran> {
     tokio::spawn(async move {
         // The gate is never closed: a failed acquire only runs the case at once.
         let permit = gate.acquire_owned().await.ok();
@@ -142,12 +172,12 @@ fn spawn_case(
         if let Some(bar) = &progress {
             bar.inc(1);
         }
-        report
+        Ran::from(report)
     })
 }
 
 /// The result of a case that ran (None: its task panicked).
-fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>) -> CaseResult {
+fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<Ran>) -> CaseResult {
     let Some(report) = report else {
         return CaseResult {
             name: planned.name.clone(),
@@ -157,6 +187,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
             duration: std::time::Duration::ZERO,
             seed: planned.seed,
             runs: None,
+            cache: CacheUse::default(),
             trace: None,
             failures: vec![Placed {
                 failure: Failure::new("run", CASE_PANICKED),
@@ -177,10 +208,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
             }
         })
         .collect();
-    let trace = (!failures.is_empty())
-        .then_some(report.outcome.trace)
-        .flatten()
-        .map(Box::new);
+    let trace = report.trace.map(Box::new);
     CaseResult {
         name: planned.name.clone(),
         model: model_name(planned),
@@ -194,6 +222,7 @@ fn verdict(file: &PlannedFile, planned: &PlannedCase, report: Option<CaseReport>
         seed: report.seed,
         failures,
         runs: report.runs,
+        cache: report.cache,
         trace,
     }
 }
@@ -209,6 +238,7 @@ fn skipped(planned: &PlannedCase) -> CaseResult {
         seed: planned.seed,
         failures: Vec::new(),
         runs: None,
+        cache: CacheUse::default(),
         trace: None,
     }
 }

@@ -18,9 +18,12 @@ pub const TEST_FILE_CASE: &str = "(test file)";
 
 /// A verdict line: the status padded to 8 columns, the file, the case and its time.
 pub fn verdict_line(file: &str, case: &CaseResult) -> String {
-    let rate = case
+    let mut rate = case
         .runs
         .map_or(String::new(), |rate| format!("{}, ", rate.text()));
+    if case.rests_on_cache() {
+        rate.push_str(&format!("{}, ", case.cache.text()));
+    }
     match case.status {
         Status::Ok => format!(
             "{:<8}{file}: {} ({rate}{} ms)",
@@ -183,6 +186,7 @@ mod tests {
             seed: 1,
             failures: Vec::new(),
             runs: None,
+            cache: Default::default(),
             trace: None,
         }
     }

@@ -5,8 +5,13 @@
 //! cases, every test file of a changed prompt, everything when a configuration
 //! file changed. A new test file in a watched folder runs too. Runs until stopped
 //! (Ctrl-C).
+//!
+//! A folder watched recursively is watched without following the symbolic
+//! links in it (a link to `/usr` would watch all of it). A watched folder that
+//! is deleted is waited for from its nearest existing parent, and watched
+//! again, and everything run again, when it is made again.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -78,12 +83,13 @@ impl Inputs {
     }
 
     /// The folders to watch, each once (a folder named on the command line
-    /// recursively; the folder of each other file alone).
+    /// recursively, whether it is there or not, unless it is named like a test
+    /// file; the folder of each other file alone).
     fn folders(&self, named: &[PathBuf]) -> Vec<(PathBuf, RecursiveMode)> {
         let mut recursive: Vec<PathBuf> = Vec::new();
         let mut single = BTreeSet::new();
         for path in named.iter().map(|p| absolute(p)) {
-            if path.is_dir() {
+            if path.is_dir() || !path.exists() && !is_test_file(&path) {
                 recursive.push(path);
             } else if let Some(parent) = path.parent() {
                 single.insert(parent.to_path_buf());
@@ -135,35 +141,31 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         return super::refuse(args.format, WATCH_NEEDS_TEXT);
     }
     let (sender, events) = mpsc::channel();
-    let mut watcher = match notify::recommended_watcher(sender) {
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let mut watcher = match notify::RecommendedWatcher::new(sender, config) {
         Ok(watcher) => watcher,
         Err(error) => {
             eprintln!("promptforge: cannot watch the files: {error}");
             return Exit::Usage;
         }
     };
-    let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut watches = Watches::default();
     let mut pass = super::pass(args, global, &Scope::Everything);
     loop {
-        for (folder, mode) in pass.inputs.folders(&args.paths) {
-            if watched.contains(&folder) {
-                continue;
-            }
-            match watcher.watch(&folder, mode) {
-                Ok(()) => {
-                    watched.insert(folder);
-                }
-                Err(error) => eprintln!("promptforge: cannot watch {}: {error}", folder.display()),
-            }
-        }
+        watches.sync(&mut watcher, &pass.inputs.folders(&args.paths));
         if !global.quiet {
-            eprintln!("promptforge: {}", watching_line(watched.len()));
+            let count = watches.folders.len() + watches.sentinels.len();
+            eprintln!("promptforge: {}", watching_line(count));
         }
         let (scope, changed) = loop {
             let Some(changed) = next_changes(&events) else {
                 eprintln!("promptforge: the file watcher stopped");
                 return Exit::Usage;
             };
+            // A folder made again: what is in it now was never seen.
+            if watches.sync(&mut watcher, &pass.inputs.folders(&args.paths)) {
+                break (Scope::Everything, changed);
+            }
             if let Some(found) = pass.inputs.scope_of(&changed) {
                 break found;
             }
@@ -175,6 +177,79 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Exit {
         let next = super::pass(args, global, &scope);
         // What this pass did not read (another scope) still matters next time.
         pass.inputs.absorb(next.inputs);
+    }
+}
+
+/// The folders watched, and the parents watched for the folders that are gone.
+#[derive(Default)]
+struct Watches {
+    /// Each folder watched, as it is watched.
+    folders: BTreeMap<PathBuf, RecursiveMode>,
+    /// Folders to watch that are gone (deleted since, or not there yet).
+    missing: BTreeSet<PathBuf>,
+    /// The nearest existing parent of each missing folder, watched alone to
+    /// see it made again.
+    sentinels: BTreeSet<PathBuf>,
+}
+
+impl Watches {
+    /// Watches each folder of `wanted` that exists and is not watched, and the
+    /// nearest existing parent of each that does not (a folder deleted is no
+    /// longer watched: its watch went with it). True when a folder that was
+    /// gone is watched again.
+    fn sync(&mut self, watcher: &mut impl Watcher, wanted: &[(PathBuf, RecursiveMode)]) -> bool {
+        let mut back = false;
+        // Bounded: each round either watches every folder there or finds one
+        // made while its parent was being watched, which only a new folder can.
+        for _ in 0..=wanted.len() {
+            let mut again = false;
+            for (folder, mode) in wanted {
+                if folder.is_dir() {
+                    if !self.folders.contains_key(folder) {
+                        match watcher.watch(folder, *mode) {
+                            Ok(()) => {
+                                self.folders.insert(folder.clone(), *mode);
+                                back |= self.missing.remove(folder);
+                            }
+                            Err(error) => {
+                                eprintln!(
+                                    "promptforge: cannot watch {}: {error}",
+                                    folder.display()
+                                );
+                            }
+                        }
+                    }
+                } else {
+                    if self.folders.remove(folder).is_some() {
+                        // Its watch is gone with it; unwatching only tidies.
+                        let _ = watcher.unwatch(folder);
+                    }
+                    self.missing.insert(folder.clone());
+                }
+            }
+            let needed: BTreeSet<PathBuf> = (self.missing.iter())
+                .filter_map(|folder| folder.ancestors().skip(1).find(|a| a.is_dir()))
+                .filter(|parent| !self.folders.contains_key(*parent))
+                .map(Path::to_path_buf)
+                .collect();
+            for stale in self.sentinels.difference(&needed) {
+                let _ = watcher.unwatch(stale);
+            }
+            self.sentinels.retain(|s| needed.contains(s));
+            for parent in needed {
+                if !self.sentinels.contains(&parent)
+                    && watcher.watch(&parent, RecursiveMode::NonRecursive).is_ok()
+                {
+                    self.sentinels.insert(parent);
+                    again = true;
+                }
+            }
+            // A folder made before its parent's watch began is seen here.
+            if !(again && self.missing.iter().any(|f| f.is_dir())) {
+                break;
+            }
+        }
+        back
     }
 }
 

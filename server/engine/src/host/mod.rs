@@ -57,11 +57,16 @@ impl std::fmt::Debug for HostModel {
     }
 }
 
-/// The Host a run happens in.
+/// Wraps a model's provider (see [`Host::tap_models`]).
+pub type ModelTap = Arc<dyn Fn(Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider> + Send + Sync>;
+
+/// The Host a run happens in. Its configuration and models are shared with the
+/// Hosts derived from it ([`Host::derive`]) until one of them changes them, so
+/// a Host per case, or per model of `test --models`, costs little.
 pub struct Host {
-    config: Config,
+    config: Arc<Config>,
     harness: Harness,
-    models: BTreeMap<String, HostModel>,
+    models: Arc<BTreeMap<String, HostModel>>,
     echo: HostModel,
     notice_given: AtomicBool,
     input: Option<Arc<dyn InputBroker>>,
@@ -70,6 +75,8 @@ pub struct Host {
     /// The model every label of the prompt resolves to (`test --models`),
     /// when no override is set; the judge of `expect.judge` keeps its own.
     pinned: Option<HostModel>,
+    /// Wraps each model as it is resolved ([`Host::tap_models`]).
+    tap: Option<ModelTap>,
 }
 
 impl std::fmt::Debug for Host {
@@ -126,9 +133,9 @@ impl Host {
             harness.register(plugin);
         }
         Host {
-            config,
+            config: Arc::new(config),
             harness,
-            models,
+            models: Arc::new(models),
             echo: HostModel {
                 name: ECHO_MODEL.to_owned(),
                 provider: Ok(Arc::new(EchoProvider)),
@@ -138,6 +145,7 @@ impl Host {
             input: None,
             model_override: None,
             pinned: None,
+            tap: None,
         }
     }
 
@@ -167,6 +175,7 @@ impl Host {
             input,
             model_override: self.model_override.clone(),
             pinned: self.pinned.clone(),
+            tap: self.tap.clone(),
         }
     }
 
@@ -212,7 +221,9 @@ impl Host {
                 model.provider = Ok(wrap(provider.clone()));
             }
         };
-        self.models.values_mut().for_each(wrap_one);
+        Arc::make_mut(&mut self.models)
+            .values_mut()
+            .for_each(wrap_one);
         wrap_one(&mut self.echo);
         if let Some(model) = self.model_override.as_mut() {
             wrap_one(model);
@@ -220,6 +231,25 @@ impl Host {
         if let Some(model) = self.pinned.as_mut() {
             wrap_one(model);
         }
+    }
+
+    /// Wraps each model this Host resolves from now on (the override, the pin,
+    /// a configured model or `echo`) with `tap` as it is resolved, after any
+    /// tap set before: unlike [`Host::wrap_models`], it costs nothing per
+    /// model the Host has, only per model a prompt resolves.
+    pub fn tap_models(&mut self, tap: ModelTap) {
+        self.tap = Some(match self.tap.take() {
+            None => tap,
+            Some(before) => Arc::new(move |provider| tap(before(provider))),
+        });
+    }
+
+    /// `model` with the tap applied to its provider.
+    fn tapped(&self, mut model: HostModel) -> HostModel {
+        if let (Some(tap), Ok(provider)) = (&self.tap, &model.provider) {
+            model.provider = Ok(tap(provider.clone()));
+        }
+        model
     }
 
     /// The configuration.
@@ -234,7 +264,7 @@ impl Host {
 
     /// Replaces the run limits.
     pub fn set_limits(&mut self, limits: Limits) {
-        self.config.limits = limits;
+        Arc::make_mut(&mut self.config).limits = limits;
     }
 
     /// The Harness, to register Plugins.
@@ -264,7 +294,7 @@ impl Host {
 
     /// Adds (or replaces) a Host model, e.g. a scripted model for tests.
     pub fn add_model(&mut self, name: &str, provider: Arc<dyn ModelProvider>) {
-        self.models.insert(
+        Arc::make_mut(&mut self.models).insert(
             name.to_owned(),
             HostModel {
                 name: name.to_owned(),
@@ -276,7 +306,7 @@ impl Host {
 
     /// Sets the Host's default model.
     pub fn set_default_model(&mut self, name: &str) {
-        self.config.default_model = Some(name.to_owned());
+        Arc::make_mut(&mut self.config).default_model = Some(name.to_owned());
     }
 
     /// True when no model is configured: every label uses the built-in `echo` model.
@@ -290,7 +320,7 @@ impl Host {
         match &self.pinned {
             // A pinned model that cannot be used (its key is missing) says why.
             Some(pinned) if self.model_override.is_none() => match &pinned.provider {
-                Ok(_) => Ok(pinned.clone()),
+                Ok(_) => Ok(self.tapped(pinned.clone())),
                 Err(message) => Err(message.clone()),
             },
             _ => self.resolve_unpinned(label, model),
@@ -302,10 +332,10 @@ impl Host {
     /// model of `test --models` alike.
     pub fn resolve_unpinned(&self, label: &str, model: Option<&str>) -> Result<HostModel, String> {
         if let Some(model) = &self.model_override {
-            return Ok(model.clone());
+            return Ok(self.tapped(model.clone()));
         }
         if self.is_offline_default() {
-            return Ok(self.echo.clone());
+            return Ok(self.tapped(self.echo.clone()));
         }
         let name = match model.or(self.config.default_model.as_deref()) {
             Some(name) => name,
@@ -316,7 +346,7 @@ impl Host {
             messages::unknown_host_model(label, name, &configured)
         })?;
         match &found.provider {
-            Ok(_) => Ok(found.clone()),
+            Ok(_) => Ok(self.tapped(found.clone())),
             Err(message) => Err(message.clone()),
         }
     }
@@ -461,6 +491,45 @@ mod tests {
             bare.resolve("w", Some("local")).unwrap_err(),
             "the Host model \"local\" uses the provider \"openai\", which this build of PromptForge does not include"
         );
+    }
+
+    /// A provider that names its wrapping in its kind.
+    struct Tagged(Arc<dyn ModelProvider>, &'static str);
+
+    #[async_trait::async_trait]
+    impl ModelProvider for Tagged {
+        fn kind(&self) -> &str {
+            self.1
+        }
+
+        async fn complete(
+            &self,
+            request: &crate::models::ModelRequest,
+            cancel: &tokio_util::sync::CancellationToken,
+        ) -> Result<crate::models::ModelReply, crate::models::ModelError> {
+            self.0.complete(request, cancel).await
+        }
+    }
+
+    #[test]
+    fn a_derived_host_shares_its_models_and_taps_only_what_it_resolves() {
+        let text = "[model.a]\nprovider = \"echo\"\n[model.b]\nprovider = \"echo\"\n";
+        let base = host(text, &[]);
+        let mut derived = base.derive(base.harness().clone(), None);
+        assert!(Arc::ptr_eq(&base.models, &derived.models));
+        assert!(Arc::ptr_eq(&base.config, &derived.config));
+        derived.tap_models(Arc::new(|p| Arc::new(Tagged(p, "first")) as _));
+        derived.tap_models(Arc::new(|p| Arc::new(Tagged(p, "second")) as _));
+        let kind = |host: &Host, model: &str| {
+            let model = host.resolve("w", Some(model)).unwrap();
+            model.provider.unwrap().kind().to_owned()
+        };
+        // The later tap wraps the earlier one; the base Host is untouched.
+        assert_eq!(kind(&derived, "a"), "second");
+        assert_eq!(kind(&base, "a"), "echo");
+        derived.pin_model("b").unwrap();
+        assert_eq!(kind(&derived, "a"), "second");
+        assert!(Arc::ptr_eq(&base.models, &derived.models));
     }
 
     #[test]

@@ -168,6 +168,9 @@ pub struct ModelReply {
     pub usage: Option<Usage>,
     /// Why the model stopped, as the provider said it, when it said.
     pub finish_reason: Option<String>,
+    /// True when the reply is an answer a cache kept from an earlier run
+    /// (`promptforge test --cache`), not the model's answer now.
+    pub kept: bool,
 }
 
 impl ModelReply {

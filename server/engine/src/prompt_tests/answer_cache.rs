@@ -5,6 +5,9 @@
 //! its body), or the engine's request for a provider without one. Failures are
 //! never kept; an answer older than the maximum age, or a file that does not
 //! read as one, is asked again and replaced (atomically).
+//!
+//! A case's verdict that rests on kept answers says so: each live case counts
+//! the answers its runs got and how many a cache gave ([`CacheUse`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -100,6 +103,7 @@ impl AnswerCache {
                 .collect(),
             usage: kept.usage,
             finish_reason: kept.finish_reason,
+            kept: true,
         })
     }
 
@@ -123,6 +127,89 @@ impl AnswerCache {
         if std::fs::create_dir_all(&self.dir).is_ok() {
             let _ = crate::atomic_file::replace_at(&self.path(key), &bytes);
         }
+    }
+}
+
+/// How many model answers a live case's runs got (its judge's too), and how
+/// many of them a cache gave rather than a model asked now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CacheUse {
+    /// Answers a cache gave.
+    pub reused: u64,
+    /// Answers in all.
+    pub answers: u64,
+}
+
+impl CacheUse {
+    /// The two counts added up.
+    pub fn plus(self, other: CacheUse) -> CacheUse {
+        CacheUse {
+            reused: self.reused + other.reused,
+            answers: self.answers + other.answers,
+        }
+    }
+
+    /// As the text format prints it when some answer was reused:
+    /// `cache: 2 of 3 answers reused`.
+    pub fn text(&self) -> String {
+        format!("cache: {} of {} answers reused", self.reused, self.answers)
+    }
+}
+
+/// Counts a case's answers ([`CacheUse`]) as its Host's models give them.
+#[derive(Debug, Default)]
+pub(crate) struct CacheCount {
+    reused: AtomicU64,
+    answers: AtomicU64,
+}
+
+impl CacheCount {
+    /// Wraps `provider` so each answer it gives is counted here.
+    pub(crate) fn wrap(
+        self: &Arc<Self>,
+        provider: Arc<dyn ModelProvider>,
+    ) -> Arc<dyn ModelProvider> {
+        Arc::new(Counted {
+            inner: provider,
+            count: Arc::clone(self),
+        })
+    }
+
+    /// The counts so far.
+    pub(crate) fn get(&self) -> CacheUse {
+        CacheUse {
+            reused: self.reused.load(Ordering::SeqCst),
+            answers: self.answers.load(Ordering::SeqCst),
+        }
+    }
+}
+
+struct Counted {
+    inner: Arc<dyn ModelProvider>,
+    count: Arc<CacheCount>,
+}
+
+#[async_trait]
+impl ModelProvider for Counted {
+    fn kind(&self) -> &str {
+        self.inner.kind()
+    }
+
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ModelReply, ModelError> {
+        let reply = self.inner.complete(request, cancel).await?;
+        self.count.answers.fetch_add(1, Ordering::SeqCst);
+        if reply.kept {
+            self.count.reused.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(reply)
+    }
+
+    fn wire_request(&self, request: &ModelRequest) -> Option<WireRequest> {
+        self.inner.wire_request(request)
     }
 }
 

@@ -61,6 +61,9 @@ pub struct CaseReport {
     pub duration: Duration,
     /// The pass rate of a repeated live case (None: it ran once).
     pub runs: Option<repeats::PassRate>,
+    /// The model answers a live case's runs got and how many a cache gave
+    /// (`promptforge test --cache`): a verdict on reused answers says so.
+    pub cache: answer_cache::CacheUse,
 }
 
 impl CaseReport {
@@ -143,8 +146,12 @@ pub(crate) async fn run_once(
     let name = case.name.as_ref().map_or("", |n| n.value.as_str());
     let stop = options.cancel.child_token();
     let input = Some(Arc::new(ScriptedInput::new(case.input.clone())) as _);
+    let cache_count = Arc::new(answer_cache::CacheCount::default());
     let (host, scripts, model) = if case.live {
-        (base.derive(base.harness().clone(), input), None, None)
+        let mut host = base.derive(base.harness().clone(), input);
+        let count = Arc::clone(&cache_count);
+        host.tap_models(Arc::new(move |provider| count.wrap(provider)));
+        (host, None, None)
     } else {
         let scripts = ToolScripts::new(&case.tools, stop.clone());
         let hook: Arc<dyn CallHook> = scripts.clone();
@@ -205,6 +212,7 @@ pub(crate) async fn run_once(
         seed,
         duration: started.elapsed(),
         runs: None,
+        cache: cache_count.get(),
     }
 }
 

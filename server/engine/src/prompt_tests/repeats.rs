@@ -8,6 +8,7 @@ use futures::stream::{self, StreamExt};
 use promptforge_syntax::test_file::{Case, MinPass};
 use serde::Serialize;
 
+use super::answer_cache::CacheUse;
 use super::{messages, run_once, CaseOptions, CaseReport, Failure};
 use crate::host::Host;
 
@@ -58,7 +59,51 @@ pub fn runs_of(case: &Case, options: &CaseOptions) -> Option<u64> {
     (runs > 1).then_some(runs)
 }
 
-/// Runs `case` `runs` times and decides it by its `min_pass:`.
+/// The failed runs whose failures a repeated case's report lists; past them,
+/// one line counts the rest, so a case of many failed runs keeps little.
+pub const FAILED_RUNS_SHOWN: usize = 10;
+
+/// What a repeated case keeps of its runs as each one ends: the counts, the
+/// first failed run's report (else the last run's, to show), and the failures
+/// of the first [`FAILED_RUNS_SHOWN`] failed runs. Every other run's report
+/// (its log, its trace, its result) is dropped as soon as it is counted.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    shown: Option<CaseReport>,
+    failures: Vec<Failure>,
+    cache: CacheUse,
+}
+
+impl Tally {
+    /// Counts run `i` (from 0).
+    fn add(mut self, i: u64, report: CaseReport) -> Self {
+        self.cache = self.cache.plus(report.cache);
+        if report.passed() {
+            self.passed += 1;
+            if self.failed == 0 {
+                self.shown = Some(report);
+            }
+            return self;
+        }
+        self.failed += 1;
+        if self.failed <= FAILED_RUNS_SHOWN as u64 {
+            for failure in &report.failures {
+                let mut failure = failure.clone();
+                failure.what = format!("run {}: {}", i + 1, failure.what);
+                self.failures.push(failure);
+            }
+        }
+        if self.failed == 1 {
+            self.shown = Some(report);
+        }
+        self
+    }
+}
+
+/// Runs `case` `runs` times and decides it by its `min_pass:`, each run
+/// counted as it ends ([`Tally`]).
 pub async fn run_repeated(
     base: &Host,
     prompt: &str,
@@ -68,14 +113,19 @@ pub async fn run_repeated(
     runs: u64,
 ) -> CaseReport {
     let started = std::time::Instant::now();
-    let reports: Vec<CaseReport> = stream::iter(0..runs)
-        .map(|i| run_once(base, prompt, case, options.clone(), seed.wrapping_add(i)))
+    let tally = stream::iter(0..runs)
+        .map(|i| {
+            let run = run_once(base, prompt, case, options.clone(), seed.wrapping_add(i));
+            async move { (i, run.await) }
+        })
         .buffered(RUNS_AT_ONCE)
-        .collect()
+        .fold(Tally::default(), |tally, (i, report)| async move {
+            tally.add(i, report)
+        })
         .await;
     let min_pass = case.min_pass.as_ref().map(|m| m.value);
     let needed = min_pass.unwrap_or(MinPass::Count(runs)).needed(runs);
-    let passed = reports.iter().filter(|r| r.passed()).count() as u64;
+    let passed = tally.passed;
     let rate = PassRate {
         passed,
         runs,
@@ -93,22 +143,16 @@ pub async fn run_repeated(
                 messages::pass_rate_too_low(&rate.text(), needed),
             )
             .comparing(format!("{needed} runs"), format!("{passed} runs"))
-            .at(Some(at)),
+            .at(Some(at.clone())),
         );
-        for (i, report) in reports.iter().enumerate() {
-            for failure in &report.failures {
-                let mut failure = failure.clone();
-                failure.what = format!("run {}: {}", i + 1, failure.what);
-                failures.push(failure);
-            }
+        failures.extend(tally.failures);
+        let unshown = tally.failed.saturating_sub(FAILED_RUNS_SHOWN as u64);
+        if unshown > 0 {
+            failures
+                .push(Failure::new("runs", messages::failed_runs_not_shown(unshown)).at(Some(at)));
         }
     }
-    let shown = reports
-        .iter()
-        .find(|r| !r.passed())
-        .or(reports.last())
-        .cloned();
-    let Some(first) = shown else {
+    let Some(first) = tally.shown else {
         return run_once(base, prompt, case, options, seed).await;
     };
     CaseReport {
@@ -116,6 +160,7 @@ pub async fn run_repeated(
         seed,
         duration: started.elapsed(),
         runs: Some(rate),
+        cache: tally.cache,
         ..first
     }
 }

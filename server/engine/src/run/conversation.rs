@@ -111,19 +111,32 @@ async fn round(
         temperature: label.temperature,
         max_tokens: label.max_tokens,
     };
-    let span = ctx.run.open_span(ctx.trace_span, line, || {
-        SpanKind::Round(Box::new(Round {
-            label: label.label.clone(),
-            host_model: label.model.name.clone(),
-            provider: provider.kind().to_owned(),
-            model: request.model.clone(),
-            index,
-            request: request.as_json(),
-            wire: provider.wire_request(&request),
-            reply: None,
-            usage: None,
-        }))
-    });
+    // The span holds the request: at least its texts, which a full trace
+    // drops without copying them.
+    let texts: usize = (request.messages.iter())
+        .map(|m| {
+            m.content.len()
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.arguments.len())
+                    .sum::<usize>()
+        })
+        .sum();
+    let span = ctx
+        .run
+        .open_span_of(ctx.trace_span, line, texts as u64, || {
+            SpanKind::Round(Box::new(Round {
+                label: label.label.clone(),
+                host_model: label.model.name.clone(),
+                provider: provider.kind().to_owned(),
+                model: request.model.clone(),
+                index,
+                request: request.as_json(),
+                wire: provider.wire_request(&request),
+                reply: None,
+                usage: None,
+            }))
+        });
     let cancel = ctx.control.cancel().clone();
     let reply = tokio::select! {
         reply = provider.complete(&request, &cancel) => reply,
@@ -141,13 +154,12 @@ async fn round(
             Err(EngineError::new(ErrorKind::Model, message))
         }
     };
-    if let Some(span) = span {
+    // A dropped span needs no usage.
+    if let Some(span) = span.filter(|span| span.id().is_some()) {
         let failure = reply.as_ref().err().map(|error| error.message.clone());
         // Counted before the trace is locked: the first count loads an encoding.
         let usage = reply.as_ref().ok().and_then(|reply| {
-            reply
-                .usage
-                .or_else(|| estimate(&request.model, &request, reply))
+            (reply.usage).or_else(|| estimate(&request.model, &request, reply, &ctx.run.token_memo))
         });
         span.finish(failure, |kind| {
             if let (SpanKind::Round(round), Ok(reply)) = (kind, &reply) {

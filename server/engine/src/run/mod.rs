@@ -129,6 +129,7 @@ pub async fn run(
         debugger: options.debugger.clone(),
         trace: recorder.clone(),
         trace_root: run_span.as_ref().and_then(OpenSpan::id),
+        token_memo: Default::default(),
     });
     shared.store.set_limits(StoreLimits {
         bytes: shared.limits.store_bytes,

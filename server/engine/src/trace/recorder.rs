@@ -27,8 +27,23 @@ struct State {
 
 /// The size a span or event counts: its JSON text and the overhead.
 fn weight<T: serde::Serialize>(value: &T) -> u64 {
-    let text = serde_json::to_vec(value).map(|v| v.len()).unwrap_or(0);
-    text as u64 + SPAN_OVERHEAD
+    let mut counter = Counter(0);
+    let text = serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0);
+    text + SPAN_OVERHEAD
+}
+
+/// Counts the bytes written to it, keeping none.
+struct Counter(u64);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl TraceRecorder {
@@ -60,6 +75,30 @@ impl TraceRecorder {
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// [`TraceRecorder::open`] for a span whose text is at least `at_least`
+    /// bytes, built by `kind` only when it may fit: a span that cannot is
+    /// dropped at once, at no cost but a count.
+    pub fn open_with(
+        self: &Arc<Self>,
+        parent: Option<SpanId>,
+        line: Option<u32>,
+        at_least: u64,
+        kind: impl FnOnce() -> SpanKind,
+    ) -> OpenSpan {
+        {
+            let mut state = self.state();
+            let floor = at_least.saturating_add(SPAN_OVERHEAD);
+            if state.bytes.saturating_add(floor) > self.limit {
+                state.trace.dropped_spans += 1;
+                return OpenSpan {
+                    recorder: self.clone(),
+                    id: None,
+                };
+            }
+        }
+        self.open(parent, line, kind())
     }
 
     /// Opens a span under `parent`, made by `line`; the span ends when the
@@ -114,7 +153,7 @@ impl TraceRecorder {
             return;
         }
         state.bytes += size;
-        if let Some(span) = state.trace.spans.iter_mut().rev().find(|s| s.id == id) {
+        if let Some(span) = find(&mut state.trace.spans, id) {
             span.events.push(event);
         }
     }
@@ -123,7 +162,7 @@ impl TraceRecorder {
         let end = self.now();
         let mut state = self.state();
         let State { trace, bytes, .. } = &mut *state;
-        let Some(span) = trace.spans.iter_mut().rev().find(|s| s.id == id) else {
+        let Some(span) = find(&mut trace.spans, id) else {
             return;
         };
         if span.end_nanos.is_some() {
@@ -147,6 +186,13 @@ impl TraceRecorder {
     pub fn bytes(&self) -> u64 {
         self.state().bytes
     }
+}
+
+/// Span `id` of `spans`: the kept spans are numbered from 1 in the order they
+/// are kept, so it is at `id - 1`, found at once however many spans there are.
+fn find(spans: &mut [Span], id: SpanId) -> Option<&mut Span> {
+    let at = usize::try_from(id).ok()?.checked_sub(1)?;
+    spans.get_mut(at).filter(|span| span.id == id)
 }
 
 /// A span that is open: finish it with what it ended with, or drop it to end it

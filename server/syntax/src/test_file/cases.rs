@@ -91,9 +91,9 @@ fn case(cx: &mut Cx<'_>, node: &Node) -> Option<Case> {
         .unwrap_or(false);
     case.repeat = fields.value("repeat").and_then(|node| {
         let count = cx.unsigned(node)?;
-        if count == 0 {
+        if count == 0 || count > super::MAX_REPEAT {
             let problem = Problem::InvalidValue {
-                found: "integer `0`".to_owned(),
+                found: format!("integer `{count}`"),
                 expected: messages::EXPECTED_REPEAT,
             };
             cx.error(problem, node.range.clone());

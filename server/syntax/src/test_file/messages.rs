@@ -118,8 +118,8 @@ pub const REPEAT_ON_SCRIPTED_CASE: &str =
 /// `min_pass:` on a case without `repeat:`.
 pub const MIN_PASS_WITHOUT_REPEAT: &str = "`min_pass` needs `repeat` on the case";
 
-/// What `repeat:` takes.
-pub const EXPECTED_REPEAT: &str = "a whole number of 1 or more";
+/// What `repeat:` takes (1 to [`super::MAX_REPEAT`]).
+pub const EXPECTED_REPEAT: &str = "a whole number from 1 to 1000";
 
 /// What `min_pass:` takes.
 pub const EXPECTED_MIN_PASS: &str =
@@ -128,6 +128,12 @@ pub const EXPECTED_MIN_PASS: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_repeat_bound_is_the_one_said() {
+        let bound = super::super::MAX_REPEAT.to_string();
+        assert!(EXPECTED_REPEAT.ends_with(&format!(" to {bound}")));
+    }
 
     #[test]
     fn serde_lists_names_like_serde() {

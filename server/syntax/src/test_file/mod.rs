@@ -28,6 +28,11 @@ use reader::Cx;
 /// What a test file's name ends with.
 pub const TEST_FILE_SUFFIX: &str = ".test.yaml";
 
+/// The most runs of one repeated live case (`repeat:` and `promptforge test
+/// --repeat`): a rate over more runs says nothing more, and each run costs a
+/// real model's request.
+pub const MAX_REPEAT: u64 = 1000;
+
 /// Reads a whole test file: the model with every value that reads well, and every
 /// problem, sorted by range start (ties keep their order).
 pub fn parse(text: &str) -> (TestFile, Vec<Diagnostic>) {

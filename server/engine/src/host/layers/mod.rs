@@ -552,7 +552,12 @@ fn needs(base: Option<&Layer>, top: &Layer, merged: &Config) -> Vec<TrustNeed> {
 }
 
 /// True when `relative`, joined to `dir`, names a file outside `dir`: an absolute
-/// path, a `..` that climbs out, or a link inside that points out.
+/// path, a `..` that climbs out, or a link inside that points out. A path that
+/// does not exist yet (a cache folder made at the first write) is judged by its
+/// nearest existing ancestor, so a link on the way out counts too; the part not
+/// there yet may hold no `..`. Anything that cannot be resolved is outside (fail
+/// closed): the folder itself, an ancestor that exists but cannot be resolved (a
+/// dangling link, a loop, no permission).
 fn escapes(dir: &Path, relative: &str) -> bool {
     let relative = Path::new(relative);
     let mut depth = 0usize;
@@ -569,12 +574,27 @@ fn escapes(dir: &Path, relative: &str) -> bool {
     } else {
         dir
     };
-    match (
-        std::fs::canonicalize(base),
-        std::fs::canonicalize(base.join(relative)),
-    ) {
-        (Ok(base), Ok(target)) => !target.starts_with(base),
-        _ => false,
+    let Ok(real_base) = std::fs::canonicalize(base) else {
+        return true;
+    };
+    let target = base.join(relative);
+    let mut existing = target.as_path();
+    loop {
+        match std::fs::symlink_metadata(existing) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return true,
+            Ok(_) => {
+                return std::fs::canonicalize(existing)
+                    .map_or(true, |real| !real.starts_with(&real_base));
+            }
+        }
+        // Not there yet: it will be made under its parent, by name.
+        let (Some(Component::Normal(_)), Some(parent)) =
+            (existing.components().next_back(), existing.parent())
+        else {
+            return true;
+        };
+        existing = parent;
     }
 }
 

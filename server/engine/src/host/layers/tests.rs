@@ -373,48 +373,84 @@ fn a_project_trace_endpoint_needs_trust_and_is_withheld_without_it() {
 
 #[test]
 fn a_project_test_cache_inside_its_folder_needs_no_trust_and_outside_it_does() {
+    let top = std::env::temp_dir().join(format!("pf-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let dir = top.join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("promptforge.toml");
+    let file = file.to_str().unwrap();
     let user = layer(
         "[test]\ncache = \"answers\"\ncache_max_age = 60\n",
         "u/config.toml",
         true,
     );
-    let inside = layer(
-        "[test]\ncache = \".cache/answers\"\n",
-        "repo/promptforge.toml",
-        false,
-    );
+    let inside = layer("[test]\ncache = \".cache/answers\"\n", file, false);
     let merged = merge(Some(&user), &inside).unwrap();
     assert!(merged.untrusted.is_empty());
-    assert_eq!(
-        merged.config.test.cache,
-        Some(PathBuf::from("repo/.cache/answers"))
-    );
+    assert_eq!(merged.config.test.cache, Some(dir.join(".cache/answers")));
     assert_eq!(merged.config.test.cache_max_age, Some(60));
 
     let outside = layer(
         "default_model = \"m\"\n[test]\ncache = \"../elsewhere\"\n",
-        "repo/promptforge.toml",
+        file,
         false,
     );
     let merged = merge(Some(&user), &outside).unwrap();
     assert_eq!(keys(&merged.untrusted), [(Some(3), "test.cache")]);
     assert_eq!(
         merged.untrusted[0].to_string(),
-        "repo/promptforge.toml:3: test.cache would write files outside its own folder, and this configuration is not trusted; review it, then run: promptforge trust repo"
+        format!("{file}:3: test.cache would write files outside its own folder, and this configuration is not trusted; review it, then run: promptforge trust {}", dir.display())
     );
     // Withheld, the user's own cache is the one used.
     let config = withhold(Some(&user), &outside, merged).unwrap();
     assert_eq!(config.test.cache, Some(PathBuf::from("u/answers")));
     // Trusted, the project's wins.
-    let trusted = layer(
-        "[test]\ncache = \"/tmp/answers\"\n",
-        "repo/promptforge.toml",
-        true,
-    );
+    let trusted = layer("[test]\ncache = \"/tmp/answers\"\n", file, true);
     let merged = merge(Some(&user), &trusted).unwrap();
     assert!(merged.untrusted.is_empty());
     assert_eq!(
         merged.config.test.cache,
         Some(PathBuf::from("/tmp/answers"))
     );
+    let _ = std::fs::remove_dir_all(&top);
+}
+
+/// A cache folder not made yet is judged by its nearest existing ancestor: a
+/// link inside the folder that points out of it leads the cache out too, and a
+/// `..` in the part not made yet, or a folder that cannot be resolved, counts
+/// as outside (hostile probe, issue 39).
+#[cfg(unix)]
+#[test]
+fn a_cache_not_made_yet_behind_a_link_that_leads_out_needs_trust() {
+    let top = std::env::temp_dir().join(format!("pf-cache-link-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let dir = top.join("repo");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::create_dir_all(top.join("outside")).unwrap();
+    std::os::unix::fs::symlink("../outside", dir.join("link")).unwrap();
+    std::os::unix::fs::symlink("sub", dir.join("inner")).unwrap();
+    std::os::unix::fs::symlink("../nowhere/x", dir.join("dangling")).unwrap();
+    let file = dir.join("promptforge.toml");
+    let needs = |cache: &str| {
+        let text = format!("[test]\ncache = {cache:?}\n");
+        let merged = merge(None, &layer(&text, file.to_str().unwrap(), false)).unwrap();
+        !merged.untrusted.is_empty()
+    };
+    assert!(needs("link/answers"));
+    assert!(needs("link/answers/deeper"));
+    assert!(needs("link"));
+    assert!(needs("missing/../link/answers"));
+    assert!(needs("dangling/answers"));
+    assert!(!needs("answers"));
+    assert!(!needs("sub/answers/deeper"));
+    assert!(!needs("inner/answers"));
+    assert!(!needs("sub/../answers"));
+    // A folder that does not exist cannot be judged.
+    let gone = top.join("gone/promptforge.toml");
+    let merged = merge(
+        None,
+        &layer("[test]\ncache = \"a\"\n", gone.to_str().unwrap(), false),
+    );
+    assert_eq!(keys(&merged.unwrap().untrusted), [(Some(2), "test.cache")]);
+    let _ = std::fs::remove_dir_all(&top);
 }

@@ -86,6 +86,8 @@ pub struct RunShared {
     pub trace: Option<Arc<TraceRecorder>>,
     /// The run's own span in the trace.
     pub trace_root: Option<SpanId>,
+    /// The token counts of the texts of the run's traced rounds so far.
+    pub token_memo: crate::models::estimate::TokenMemo,
 }
 
 /// What the host keeps for any log line besides its bytes, counted against
@@ -133,15 +135,28 @@ impl RunShared {
     }
 
     /// Opens a span under `parent` when the run is traced; `kind` is built only
-    /// then.
+    /// then, and not when the trace is full (the span is then dropped).
     pub fn open_span(
         &self,
         parent: Option<SpanId>,
         line: Option<u32>,
         kind: impl FnOnce() -> SpanKind,
     ) -> Option<OpenSpan> {
+        self.open_span_of(parent, line, 0, kind)
+    }
+
+    /// [`RunShared::open_span`] for a span whose text is at least `at_least`
+    /// bytes (a model round's, which holds the conversation so far): dropped
+    /// without being built when it cannot fit.
+    pub fn open_span_of(
+        &self,
+        parent: Option<SpanId>,
+        line: Option<u32>,
+        at_least: u64,
+        kind: impl FnOnce() -> SpanKind,
+    ) -> Option<OpenSpan> {
         let recorder = self.trace.as_ref()?;
-        Some(recorder.open(parent, line, kind()))
+        Some(recorder.open_with(parent, line, at_least, kind))
     }
 
     /// Adds an event to span `span` when the run is traced; `kind` is built only
