@@ -102,12 +102,9 @@ pub fn pass_rate_too_low(rate: &str, needed: u64) -> String {
     format!("{rate}, {needed} needed")
 }
 
-/// A repeated case's failed runs past the ones whose failures are listed.
-pub fn failed_runs_not_shown(count: u64) -> String {
-    format!(
-        "{count} more failed runs are not listed (the first {} are)",
-        super::repeats::FAILED_RUNS_SHOWN
-    )
+/// A repeated case's failed runs past the `shown` ones whose failures are listed.
+pub fn failed_runs_not_shown(count: u64, shown: usize) -> String {
+    format!("{count} more failed runs are not listed (the first {shown} are)")
 }
 
 /// `expect.judge`: the judge's verdict was a fail, with its reason.

@@ -148,8 +148,13 @@ pub async fn run_repeated(
         failures.extend(tally.failures);
         let unshown = tally.failed.saturating_sub(FAILED_RUNS_SHOWN as u64);
         if unshown > 0 {
-            failures
-                .push(Failure::new("runs", messages::failed_runs_not_shown(unshown)).at(Some(at)));
+            failures.push(
+                Failure::new(
+                    "runs",
+                    messages::failed_runs_not_shown(unshown, FAILED_RUNS_SHOWN),
+                )
+                .at(Some(at)),
+            );
         }
     }
     let Some(first) = tally.shown else {
