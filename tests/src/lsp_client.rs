@@ -370,6 +370,29 @@ impl LspClient {
         self.exit_without_shutdown()
     }
 
+    /// `shutdown` and `exit`, then every message the server wrote until its
+    /// output ended: the notifications received, in arrival order (those taken
+    /// already excluded), and the process's exit code. Nothing the server sent
+    /// before it ended is left unread.
+    pub fn end_session(mut self) -> (Vec<Value>, Option<i32>) {
+        let _ = self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.incoming.recv_timeout(left) {
+                Ok(message) if message.get("id").is_none() => {
+                    self.notifications.push_back(message);
+                }
+                Ok(_) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("the server did not end its output"),
+            }
+        }
+        let code = self.child.wait().ok().and_then(|status| status.code());
+        (std::mem::take(&mut self.notifications).into(), code)
+    }
+
     /// `exit` alone (no `shutdown` first), and the process's exit code.
     pub fn exit_without_shutdown(mut self) -> Option<i32> {
         self.notify("exit", Value::Null);

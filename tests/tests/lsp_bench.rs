@@ -324,3 +324,62 @@ fn bench_log_flood() {
         peak_kib(client.pid()).unwrap_or(0) / 1024
     );
 }
+
+/// `promptforge/tests` on a workspace holding a test file of 63 MiB (617,899
+/// cases), then on one holding the most a listing reads (16 test files of
+/// about 1 MiB of dense YAML): the answer's time and size, and the server's
+/// peak memory.
+#[test]
+#[ignore = "a benchmark: run it on a release build (see the module documentation)"]
+fn bench_test_listing() {
+    let program =
+        std::env::var_os("PROMPTFORGE_LSP_BIN").map_or_else(release_binary, PathBuf::from);
+    let huge = promptforge_tests::Scratch::new("lsp-bench-listing-huge");
+    let mut text = String::from("prompt: p.md\ncases:\n");
+    for i in 0..617_899 {
+        text.push_str(&format!("  - name: case {i:06} reads one\n    args: \"What is Rust? {i:06}\"\n    expect:\n      result_contains: \"Rust\"\n"));
+    }
+    huge.write("p.test.yaml", &text);
+    let dense = promptforge_tests::Scratch::new("lsp-bench-listing-dense");
+    let mut text = String::from("prompt: p.md\ncases:\n");
+    let mut case = 0;
+    while text.len() < 1_000_000 {
+        text.push_str(&format!("  - name: case {case}\n    model:\n"));
+        for round in 0..2000 {
+            text.push_str(&format!("      - text: \"r{round}\"\n"));
+        }
+        case += 1;
+    }
+    for i in 0..20 {
+        dense.write(&format!("p{i:02}.test.yaml"), &text);
+    }
+    for (what, scratch) in [
+        ("one 63 MiB test file", &huge),
+        ("20 test files of 1 MB", &dense),
+    ] {
+        let no_user = scratch.path().join(".no-user-config").display().to_string();
+        let mut client =
+            LspClient::start_binary(&program, &[("XDG_CONFIG_HOME", no_user.as_str())]);
+        let root = format!("file://{}", scratch.path().display());
+        client
+            .request(
+                "initialize",
+                json!({ "processId": null, "rootUri": root, "capabilities": {}, "initializationOptions": { "trusted": false } }),
+            )
+            .expect("initialize succeeds");
+        let sent = Instant::now();
+        let answer = client
+            .request("promptforge/tests", json!({}))
+            .expect("the listing answers");
+        let took = sent.elapsed();
+        let cases: usize = (answer["files"].as_array().into_iter().flatten())
+            .map(|f| f["cases"].as_array().map_or(0, Vec::len))
+            .sum();
+        println!(
+            "promptforge/tests on {what}: {took:?}, {cases} cases, truncated {}, {} bytes; peak memory {} MiB",
+            answer["truncated"],
+            answer.to_string().len(),
+            peak_kib(client.pid()).unwrap_or(0) / 1024
+        );
+    }
+}

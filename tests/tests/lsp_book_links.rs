@@ -75,3 +75,42 @@ fn an_address_that_is_not_one_is_ignored() {
         );
     }
 }
+
+/// An address longer than 2 KiB is ignored, with one warning in the log that
+/// does not quote it: every diagnostic of every publication carries the link,
+/// so a 1 MiB address made a publication of 500 diagnostics 500 MB.
+#[test]
+fn an_address_longer_than_2_kib_is_ignored_with_a_warning() {
+    let base = "https://example.org/";
+    let address = |len: usize| format!("{base}{}/", "b".repeat(len - base.len() - 1));
+    for (len, linked) in [(2048, true), (2049, false), (1 << 20, false)] {
+        let mut client = LspClient::start_with_env(&[]);
+        client.initialize_with(
+            json!({}),
+            json!({ "trusted": true, "bookUrl": address(len) }),
+        );
+        let doc = uri("links.md");
+        client.open(&doc, 1, DOC);
+        let found = client.diagnostics(&doc, 1);
+        assert!(found.len() >= 2, "{len}");
+        for diagnostic in &found {
+            let href = diagnostic["codeDescription"]["href"].as_str();
+            assert_eq!(href.is_some(), linked, "{len}");
+            if let Some(href) = href {
+                assert!(href.starts_with(&address(len)), "{len}");
+            }
+        }
+        let warnings: Vec<String> = client
+            .log_messages()
+            .into_iter()
+            .filter(|m| m.starts_with("bookUrl"))
+            .collect();
+        let expected = if linked {
+            Vec::new()
+        } else {
+            vec![format!("bookUrl is {len} bytes long, more than the 2048 a book's address may be; diagnostics carry no link")]
+        };
+        assert_eq!(warnings, expected);
+        assert_eq!(client.shutdown(), Some(0));
+    }
+}

@@ -104,6 +104,79 @@ fn the_workspace_test_files_are_listed_with_their_cases() {
     assert_eq!(none["files"], json!([]));
 }
 
+/// The server's peak resident memory so far, in MiB (None off Linux).
+fn peak_mib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// A test file larger than a listing reads (1 MiB), four times over (hard
+/// links, as a workspace may hold): listed without its cases, each saying
+/// `truncated`, as the answer does, at once and in the memory of an idle
+/// server. It was read whole, its YAML tree some 35 times its size: one of
+/// 63 MiB (617,899 cases) made the server peak at 2 GiB, four passed 6 GB.
+#[test]
+fn a_test_file_larger_than_a_listing_reads_is_listed_without_its_cases() {
+    let scratch = workspace("lsp-tests-bounded", CONFIG);
+    scratch.write("p.md", prompt("", "return args"));
+    scratch.write("p.test.yaml", TESTED);
+    let mut big = String::from("prompt: p.md\ncases:\n");
+    let mut n = 0;
+    while big.len() <= 4 << 20 {
+        big.push_str(&format!(
+            "  - name: case {n}\n    args: \"question {n}\"\n    expect:\n      result_contains: \"answer\"\n"
+        ));
+        n += 1;
+    }
+    let first = scratch.write("big1.test.yaml", &big);
+    for i in 2..=4 {
+        let link = scratch.path().join(format!("big{i}.test.yaml"));
+        std::fs::hard_link(&first, link).expect("a hard link");
+    }
+    let mut client = start_in(&scratch);
+    let idle = peak_mib(client.pid());
+
+    let all = client
+        .request("promptforge/tests", json!({}))
+        .expect("the listing answers");
+    let files = all["files"].as_array().cloned().unwrap_or_default();
+    let cases: Vec<usize> = files.iter().map(|f| names(f).len()).collect();
+    assert_eq!(all["truncated"], true, "cases listed per file: {cases:?}");
+    assert_eq!(files.len(), 5, "cases listed per file: {cases:?}");
+    for (i, file) in files[..4].iter().enumerate() {
+        let uri = file_uri(&scratch, &format!("big{}.test.yaml", i + 1));
+        assert_eq!(
+            file,
+            &json!({ "uri": uri, "promptUri": null, "cases": [], "truncated": true })
+        );
+    }
+    // A file within the bounds is listed as ever.
+    assert_eq!(files[4]["uri"], file_uri(&scratch, "p.test.yaml"));
+    assert_eq!(names(&files[4]).len(), 2);
+    assert_eq!(files[4].get("truncated"), None);
+
+    // Asked for by itself, or open: the same.
+    let uri = file_uri(&scratch, "big1.test.yaml");
+    let one = client
+        .request("promptforge/tests", json!({ "uri": uri }))
+        .expect("the listing answers");
+    assert_eq!(
+        one,
+        json!({ "files": [{ "uri": uri, "promptUri": null, "cases": [], "truncated": true }], "truncated": true })
+    );
+    // Nothing of the big files was read.
+    if let (Some(idle), Some(peak)) = (idle, peak_mib(client.pid())) {
+        assert!(peak <= idle + 32, "peak {peak} MiB, idle {idle} MiB");
+    }
+    client.open(&uri, 1, &big);
+    let open = client
+        .request("promptforge/tests", json!({ "uri": uri }))
+        .expect("the listing answers");
+    assert_eq!(open, one);
+}
+
 #[test]
 fn a_failed_case_carries_its_failure_in_parts() {
     let scratch = workspace("lsp-tests-details", CONFIG);

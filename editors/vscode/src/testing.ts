@@ -13,6 +13,7 @@ import {
   type CaseFinished,
   caseOutcome,
   type ListedFile,
+  listingNote,
   type LspRange,
   SHOW_TRACE_COMMAND,
   type Selected,
@@ -20,6 +21,7 @@ import {
   testCommands,
   type TestsAnswer,
   traceLink,
+  TRUNCATED_LISTING,
 } from './logic/testing.mts';
 import { caseDebugConfiguration, DEBUG_TYPE } from './logic/debug.mts';
 import { allowedInThisWorkspace } from './trust.ts';
@@ -53,6 +55,8 @@ export class TestingView {
   private readonly pending = new Map<string, Pending>();
   /** The last outcome of each case item, by id (the end-to-end test reads it). */
   private readonly outcomes = new Map<string, unknown>();
+  /** True once the listing's truncation was shown (it is shown once a session). */
+  private warnedTruncated = false;
   /** The continuous runs going on: the items they watch (undefined: all). */
   private readonly continuous = new Set<{ include: readonly vscode.TestItem[] | undefined; token: vscode.CancellationToken }>();
 
@@ -100,9 +104,14 @@ export class TestingView {
   async refresh(uri?: string): Promise<void> {
     const answer = await this.server.list(uri === undefined ? {} : { uri }).catch(() => undefined);
     if (!answer) return;
-    if (uri === undefined) {
+    if (answer.truncated && !this.warnedTruncated) {
+      this.warnedTruncated = true;
+      void vscode.window.showWarningMessage(TRUNCATED_LISTING);
+    }
+    // A listing cut at its bounds may leave out files that exist: they stay.
+    if (uri === undefined && !answer.truncated) {
       for (const known of [...this.files.keys()]) if (!answer.files.some((f) => f.uri === known)) this.forget(known);
-    } else if (answer.files.length === 0) {
+    } else if (uri !== undefined && answer.files.length === 0) {
       this.forget(uri);
     }
     for (const file of answer.files) this.update(file);
@@ -157,6 +166,7 @@ export class TestingView {
       this.controller.items.add(item);
     }
     const fileItem = item;
+    fileItem.description = listingNote(file);
     fileItem.children.replace(
       file.cases.map((c) => {
         const child = this.controller.createTestItem(caseId(file.uri, c.name), c.name, uri);

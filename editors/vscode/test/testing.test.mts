@@ -5,6 +5,7 @@ import {
   type CaseFinished,
   caseOutcome,
   type ListedFile,
+  listingNote,
   SHOW_TRACE_COMMAND,
   testCommands,
   traceLink,
@@ -86,4 +87,11 @@ test('a kept trace gives a command link naming it; none without one', () => {
   const argument = JSON.parse(decodeURIComponent(link.slice(prefix.length, -1)));
   assert.deepEqual(argument, [{ runId: 'run-4.2', promptUri: 'file:///w/p.md', caseName: 'fails' }]);
   assert.equal(traceLink(failed), undefined);
+});
+
+test('a file listed without all its cases says so beside its name', () => {
+  const listed: ListedFile = { uri: 'file:///w/a.test.yaml', promptUri: 'file:///w/a.md', cases: [{ name: 'one', range: at(2), live: false }] };
+  assert.equal(listingNote(listed), undefined);
+  assert.equal(listingNote({ ...listed, truncated: true }), 'not all cases listed');
+  assert.equal(listingNote({ ...listed, promptUri: null, cases: [], truncated: true }), 'cases not listed: past what the listing reads');
 });

@@ -42,6 +42,7 @@ test('package.json declares limited support and keeps the server settings from a
   assert.equal(untrusted?.supported, 'limited');
   assert.match(untrusted.description, /Restricted Mode/);
   assert.deepEqual(untrusted.restrictedConfigurations, RESTRICTED_SETTINGS);
+  assert.ok(RESTRICTED_SETTINGS.includes('promptforge.bookUrl'), 'the links of every diagnostic');
   for (const setting of RESTRICTED_SETTINGS) {
     assert.ok(manifest.contributes.configuration.properties[setting], `${setting} is a setting`);
   }

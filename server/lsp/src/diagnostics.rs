@@ -26,16 +26,39 @@ pub const SOURCE: &str = "promptforge";
 /// with it, each diagnostic links to its code's entry in the diagnostics reference.
 pub const BOOK_URL_OPTION: &str = "bookUrl";
 
+/// The longest book address the server takes, in bytes, as given and as the
+/// server writes it (percent-encoding may lengthen it): 2 KiB. Every diagnostic
+/// of every publication carries a link made from it, so its length is paid once
+/// per diagnostic on each edit: a 1 MiB address made each publication of a
+/// prompt of 500 diagnostics 500 MB.
+pub const MAX_BOOK_URL_BYTES: usize = 2048;
+
 /// The book's address for this process's one session, when the client gave one.
 static BOOK: OnceLock<Url> = OnceLock::new();
 
 /// Takes the book's address from the `bookUrl` initialization option: an
-/// `http`, `https` or `file` URL of the book's root. Anything else is ignored
-/// (diagnostics then carry no link); the reason is returned for the log.
+/// `http`, `https` or `file` URL of the book's root, of at most
+/// [`MAX_BOOK_URL_BYTES`]. Anything else is ignored (diagnostics then carry no
+/// link); the reason is returned for the log.
 pub fn set_book_url(option: &serde_json::Value) -> Result<(), String> {
+    let _ = BOOK.set(book_root(option)?);
+    Ok(())
+}
+
+/// The book's root `option` gives, or why it gives none (never quoting it: it
+/// may be long).
+fn book_root(option: &serde_json::Value) -> Result<Url, String> {
     let text = option
         .as_str()
         .ok_or_else(|| format!("{BOOK_URL_OPTION} is not a string; diagnostics carry no link"))?;
+    let too_long = |len: usize| {
+        format!(
+            "{BOOK_URL_OPTION} is {len} bytes long, more than the {MAX_BOOK_URL_BYTES} a book's address may be; diagnostics carry no link"
+        )
+    };
+    if text.len() > MAX_BOOK_URL_BYTES {
+        return Err(too_long(text.len()));
+    }
     let mut root = Url::parse(text)
         .map_err(|e| format!("{BOOK_URL_OPTION} is not a URL ({e}); diagnostics carry no link"))?;
     if !matches!(root.scheme(), "http" | "https" | "file") {
@@ -46,8 +69,10 @@ pub fn set_book_url(option: &serde_json::Value) -> Result<(), String> {
     if !root.path().ends_with('/') {
         root.set_path(&format!("{}/", root.path()));
     }
-    let _ = BOOK.set(root);
-    Ok(())
+    if root.as_str().len() > MAX_BOOK_URL_BYTES {
+        return Err(too_long(root.as_str().len()));
+    }
+    Ok(root)
 }
 
 /// The entry of `code` in the book's diagnostics reference: its `## Name`
@@ -138,6 +163,29 @@ pub fn render(snapshot: &Snapshot, diagnostic: &promptforge_syntax::Diagnostic) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_book_address_longer_than_2_kib_is_refused_as_given_and_as_written() {
+        let address = |len: usize| {
+            let base = "https://example.org/";
+            format!("{base}{}/", "b".repeat(len - base.len() - 1))
+        };
+        let root = book_root(&serde_json::json!(address(MAX_BOOK_URL_BYTES)));
+        assert_eq!(root.map(|r| r.as_str().len()), Ok(MAX_BOOK_URL_BYTES));
+        assert_eq!(
+            book_root(&serde_json::json!(address(MAX_BOOK_URL_BYTES + 1))),
+            Err("bookUrl is 2049 bytes long, more than the 2048 a book's address may be; diagnostics carry no link".to_owned())
+        );
+        let huge = book_root(&serde_json::json!(address(1 << 20))).unwrap_err();
+        assert!(huge.starts_with("bookUrl is 1048576 bytes long"), "{huge}");
+        // Within the bound as given, past it once spaces are percent-encoded.
+        let spaced = format!("https://example.org/a{}b", " ".repeat(1000));
+        assert_eq!(spaced.len(), 1022);
+        assert_eq!(
+            book_root(&serde_json::json!(spaced)),
+            Err("bookUrl is 3023 bytes long, more than the 2048 a book's address may be; diagnostics carry no link".to_owned())
+        );
+    }
 
     #[test]
     fn a_code_links_to_its_heading_in_the_diagnostics_reference() {

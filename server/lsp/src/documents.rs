@@ -41,6 +41,8 @@ struct OpenDocument {
     /// The current text (shared with the hot parse, when there is one).
     text: Arc<String>,
     version: i32,
+    /// Which opening of the document this is ([`Snapshot::opening`]).
+    opening: u64,
     /// True once the document is a prompt: it stays one until it closes.
     stays_prompt: bool,
     /// The column unit its snapshots convert positions with.
@@ -73,11 +75,13 @@ pub struct OpenTest {
     pub tested: Option<Arc<TestedPrompt>>,
 }
 
-/// The open documents and the clock that orders their uses.
+/// The open documents, the clock that orders their uses and the count of
+/// `didOpen`s that numbers each opening.
 #[derive(Default)]
 struct OpenDocuments {
     by_uri: HashMap<Url, OpenDocument>,
     uses: u64,
+    openings: u64,
 }
 
 impl OpenDocument {
@@ -124,6 +128,7 @@ impl OpenDocument {
             (Arc::clone(facts), abandon),
             self.stays_prompt,
         )
+        .of_opening(self.opening)
     }
 
     /// Its snapshot when hot; else one built from its text and not kept.
@@ -263,9 +268,11 @@ impl Documents {
         encoding: PositionEncoding,
     ) -> Arc<Snapshot> {
         let mut open = self.lock();
+        open.openings += 1;
         let document = OpenDocument {
             text: Arc::new(text),
             version,
+            opening: open.openings,
             stays_prompt: prompt_from_the_start(&uri, language_id),
             encoding,
             hot: None,
@@ -443,9 +450,15 @@ impl Documents {
         self.lock().by_uri.contains_key(uri)
     }
 
-    /// The latest version of a document.
-    pub fn version(&self, uri: &Url) -> Option<i32> {
-        self.lock().by_uri.get(uri).map(|d| d.version)
+    /// True when `snapshot` is of the document's current version: the document
+    /// is open, at that version, and was not closed since the snapshot was
+    /// taken (a reopened document starts a new opening, at whatever version the
+    /// client gives, often the same number again).
+    pub fn is_current(&self, snapshot: &Snapshot) -> bool {
+        self.lock()
+            .by_uri
+            .get(&snapshot.uri)
+            .is_some_and(|d| d.opening == snapshot.opening && d.version == snapshot.version)
     }
 }
 
@@ -544,6 +557,38 @@ mod tests {
         let last = documents.open(uri.clone(), "promptforge", text("jump"), 1, encoding);
         documents.close(&uri);
         assert!(callees(&last).is_empty());
+    }
+
+    #[test]
+    fn a_closed_documents_version_is_not_the_reopened_ones_at_the_same_number() {
+        let documents = Documents::new(CancellationToken::new());
+        let uri = Url::parse("file:///p.pf.md").expect("a URI");
+        let text = "---\nname: p\npromptforge: 0\n---\n# T\n";
+        let encoding = PositionEncoding::default();
+        let closed = documents.open(uri.clone(), "promptforge", text.into(), 1, encoding);
+        assert!(documents.is_current(&closed));
+        documents.close(&uri);
+        assert!(!documents.is_current(&closed));
+        let reopened = documents.open(uri.clone(), "promptforge", text.into(), 1, encoding);
+        assert_eq!((closed.version, reopened.version), (1, 1));
+        assert!(documents.is_current(&reopened));
+        assert!(!documents.is_current(&closed), "the closed opening's");
+        // A didOpen of a document already open starts a new opening too.
+        let again = documents.open(uri.clone(), "promptforge", text.into(), 1, encoding);
+        assert!(documents.is_current(&again) && !documents.is_current(&reopened));
+        // A snapshot of a document outside the hot set is current as well.
+        for n in 0..HOT_DOCUMENTS {
+            let other = Url::parse(&format!("file:///o{n}.pf.md")).expect("a URI");
+            documents.open(other, "promptforge", text.into(), 1, encoding);
+        }
+        let cold = documents.all();
+        let cold = cold.iter().find(|s| s.uri == uri).expect("still open");
+        assert!(!Arc::ptr_eq(cold, &again), "parsed again");
+        assert!(documents.is_current(cold));
+        let edited = documents.change(&uri, 2, full("# U\n"), encoding);
+        assert!(
+            !documents.is_current(cold) && documents.is_current(&edited.expect("open").snapshot)
+        );
     }
 
     fn hot_count(documents: &Documents) -> usize {

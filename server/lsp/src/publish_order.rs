@@ -58,7 +58,10 @@ impl Published {
         }
     }
 
-    /// Forgets `uri` (it closed): whatever publishes it next is admitted.
+    /// Forgets `uri` (it closed): whatever publishes it next is admitted. A
+    /// publication of the closed document's versions never asks: it is no longer
+    /// current ([`crate::documents::Documents::is_current`]), even when the
+    /// document was reopened at the same version number.
     pub fn forget(&mut self, uri: &Url) {
         self.0.remove(uri);
     }

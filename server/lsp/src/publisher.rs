@@ -109,9 +109,10 @@ impl Publisher {
         };
         diagnostics.extend(self.failures.shown(&snapshot.uri, Some(snapshot.version)));
         let mut published = self.order.lock().await;
-        if self.documents.version(&snapshot.uri) != Some(snapshot.version)
-            || !published.admit(&snapshot.uri, ticket)
-        {
+        // Checked under the publishing lock, which a close's empty list takes
+        // too: a version that is no longer current (edited, or its document
+        // closed, reopened since at the same version number) publishes nothing.
+        if !self.documents.is_current(&snapshot) || !published.admit(&snapshot.uri, ticket) {
             return;
         }
         self.client

@@ -35,6 +35,12 @@ pub struct Snapshot {
     pub uri: Url,
     /// The version the client gave.
     pub version: i32,
+    /// Which opening of the document this version belongs to (0: none, a file
+    /// read from disk): each `didOpen` starts a new one. A client gives the
+    /// same version number again when it reopens a document, so the version
+    /// alone does not tell a closed document's analysis from the reopened one's
+    /// ([`crate::documents::Documents::is_current`]).
+    pub opening: u64,
     /// The text of this version (shared with the document's parsed file until the next edit).
     pub text: Arc<String>,
     /// The syntax crate's analysis of the text (shared with the parsed file).
@@ -87,6 +93,7 @@ impl Snapshot {
         Snapshot {
             uri,
             version,
+            opening: 0,
             is_prompt: served_as_prompt(is_test_file, text_is_prompt, stays_prompt),
             text_is_prompt,
             is_test_file,
@@ -100,6 +107,12 @@ impl Snapshot {
             abandon,
             found: Mutex::new(None),
         }
+    }
+
+    /// This snapshot as a version of the document's `opening`.
+    pub fn of_opening(mut self, opening: u64) -> Self {
+        self.opening = opening;
+        self
     }
 
     /// What the next version needs of the version it replaces, before the

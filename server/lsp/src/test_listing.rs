@@ -2,9 +2,19 @@
 //! and their cases with their ranges, for an editor's test explorer. The walk of
 //! the workspace folders is bounded (hidden folders, `target` and `node_modules`
 //! are skipped; at most [`MAX_TEST_FILES`] files and [`MAX_VISITED`] entries are
-//! looked at) and reads each file through the engine's bounded reader.
+//! looked at), and so is what it reads, as the analysis's read budget bounds the
+//! Lua it reads: a file's cases are read only when it holds at most
+//! [`MAX_LISTED_FILE_BYTES`] and reading it keeps the listing within
+//! [`MAX_LISTED_BYTES`], and one answer lists at most
+//! [`MAX_LISTED_CASES`] cases. A file past a bound is listed without its cases
+//! (or with the first ones) and says `truncated`, and so does the answer.
+//!
+//! Reading a test file builds its whole YAML tree and model, some 35 times the
+//! file's size: a workspace holding one 63 MiB test file (617,899 cases) made
+//! the server's listing peak at 2 GiB, and its answer alone was 90 MB.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use promptforge_syntax::test_file::{self, TestFile};
 use promptforge_syntax::LineIndex;
@@ -26,6 +36,19 @@ pub const MAX_TEST_FILES: usize = 2000;
 /// The most folder entries one walk looks at; past it the answer is `truncated`.
 pub const MAX_VISITED: usize = 50_000;
 
+/// The largest test file whose cases a listing reads: 1 MiB (a case is a few
+/// hundred bytes; one that records a fetched page may be far more). Past it the
+/// file is listed without its cases, `truncated`.
+pub const MAX_LISTED_FILE_BYTES: usize = 1024 * 1024;
+
+/// The most bytes of test files one listing reads; a file that would take it
+/// past them is listed without its cases, `truncated`.
+pub const MAX_LISTED_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most cases one answer lists; the cases after it are left out, and their
+/// files say `truncated`.
+pub const MAX_LISTED_CASES: usize = 10_000;
+
 /// Folders the walk never enters (besides hidden ones).
 const SKIPPED_FOLDERS: [&str; 2] = ["target", "node_modules"];
 
@@ -43,7 +66,9 @@ pub struct TestsParams {
 pub struct TestsAnswer {
     /// The test files, in path order.
     pub files: Vec<ListedFile>,
-    /// True when the walk stopped at its bounds.
+    /// True when a bound was reached: the walk's (test files or folder entries
+    /// looked at: files are left out), or the reading's (a file's cases are
+    /// left out; that file says `truncated` too).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
@@ -58,6 +83,12 @@ pub struct ListedFile {
     pub prompt_uri: Option<Url>,
     /// Its cases that have a name, in file order.
     pub cases: Vec<ListedCase>,
+    /// True when its cases are not all listed: the file is larger than
+    /// [`MAX_LISTED_FILE_BYTES`] or reading it would take the listing past
+    /// [`MAX_LISTED_BYTES`] (none is, and its prompt is not known), or the
+    /// answer reached [`MAX_LISTED_CASES`] (the first ones are).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// One case of a test file.
@@ -85,6 +116,80 @@ pub fn list_file(uri: &Url, text: &str, encoding: PositionEncoding) -> ListedFil
         uri: uri.clone(),
         prompt_uri: Url::from_file_path(test_file::prompt_path(&path_of(uri), &file)).ok(),
         cases: cases(&file, &positions),
+        truncated: false,
+    }
+}
+
+/// A file whose cases were not read.
+fn unread(uri: &Url) -> ListedFile {
+    ListedFile {
+        uri: uri.clone(),
+        prompt_uri: None,
+        cases: Vec::new(),
+        truncated: true,
+    }
+}
+
+/// Where a test file's text comes from.
+pub enum Source<'a> {
+    /// The open document's text.
+    Open(Arc<String>),
+    /// The file at this path.
+    File(&'a Path),
+}
+
+/// What one listing may still read and list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Bytes of test files left to read.
+    pub bytes: usize,
+    /// Cases left to list.
+    pub cases: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            bytes: MAX_LISTED_BYTES,
+            cases: MAX_LISTED_CASES,
+        }
+    }
+}
+
+impl Budget {
+    /// Lists the test file at `uri` from `source` within the budget, and
+    /// spends what it read and listed; None when the file cannot be read.
+    pub fn list(
+        &mut self,
+        uri: &Url,
+        source: Source<'_>,
+        encoding: PositionEncoding,
+    ) -> Option<ListedFile> {
+        let limit = MAX_LISTED_FILE_BYTES.min(self.bytes);
+        if self.cases == 0 {
+            return Some(unread(uri));
+        }
+        let text = match source {
+            Source::Open(text) if text.len() > limit => return Some(unread(uri)),
+            Source::Open(text) => text,
+            Source::File(path) => {
+                match promptforge_engine::user_file::read_to_string_at_most(path, limit as u64) {
+                    Ok(text) => Arc::new(text),
+                    Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+                        return Some(unread(uri))
+                    }
+                    Err(_) => return None,
+                }
+            }
+        };
+        self.bytes -= text.len();
+        let mut listed = list_file(uri, &text, encoding);
+        if listed.cases.len() > self.cases {
+            listed.cases.truncate(self.cases);
+            listed.truncated = true;
+        }
+        self.cases -= listed.cases.len();
+        Some(listed)
     }
 }
 
@@ -142,25 +247,28 @@ fn walks_into(folder: &Path) -> bool {
     !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name)
 }
 
-/// Lists every test file under `roots` (`open` gives an open document's text,
-/// which wins over the file's); a file that cannot be read is left out.
+/// Lists every test file under `roots` within a [`Budget`] (`open` gives an
+/// open document's text, which wins over the file's); a file that cannot be
+/// read is left out.
 pub fn list_workspace(
     roots: &[PathBuf],
-    open: impl Fn(&Url) -> Option<String>,
+    open: impl Fn(&Url) -> Option<Arc<String>>,
     encoding: PositionEncoding,
 ) -> TestsAnswer {
-    let (paths, truncated) = find_test_files(roots);
-    let files = paths
+    let (paths, walk_truncated) = find_test_files(roots);
+    let mut budget = Budget::default();
+    let files: Vec<ListedFile> = paths
         .iter()
         .filter_map(|path| {
             let uri = Url::from_file_path(path).ok()?;
-            let text = match open(&uri) {
-                Some(text) => text,
-                None => promptforge_engine::user_file::read_to_string(path).ok()?,
+            let source = match open(&uri) {
+                Some(text) => Source::Open(text),
+                None => Source::File(path),
             };
-            Some(list_file(&uri, &text, encoding))
+            budget.list(&uri, source, encoding)
         })
         .collect();
+    let truncated = walk_truncated || files.iter().any(|f| f.truncated);
     TestsAnswer { files, truncated }
 }
 
@@ -174,21 +282,19 @@ pub async fn answer(
     encoding: PositionEncoding,
 ) -> Option<TestsAnswer> {
     if let Some(uri) = params.uri {
-        let text = documents
-            .text(&uri)
-            .map(|text| text.as_str().to_owned())
-            .or_else(|| {
-                let path = uri.to_file_path().ok()?;
-                promptforge_engine::user_file::read_to_string(&path).ok()
-            });
-        let files = text
-            .map(|text| list_file(&uri, &text, encoding))
-            .into_iter()
-            .collect();
-        return Some(TestsAnswer {
-            files,
-            truncated: false,
+        let open = documents.text(&uri);
+        let listed = tokio::task::spawn_blocking(move || {
+            let path = uri.to_file_path().ok();
+            let source = match (open, &path) {
+                (Some(text), _) => Source::Open(text),
+                (None, Some(path)) => Source::File(path),
+                (None, None) => return None,
+            };
+            Budget::default().list(&uri, source, encoding)
         });
+        let files: Vec<ListedFile> = listed.await.ok()?.into_iter().collect();
+        let truncated = files.iter().any(|f| f.truncated);
+        return Some(TestsAnswer { files, truncated });
     }
     let open_texts = documents.texts_where(crate::test_uris::is_test_uri);
     let walk = tokio::task::spawn_blocking(move || {
@@ -196,7 +302,7 @@ pub async fn answer(
             open_texts
                 .iter()
                 .find(|(open, _)| open == uri)
-                .map(|(_, text)| text.as_str().to_owned())
+                .map(|(_, text)| Arc::clone(text))
         };
         list_workspace(&roots, open, encoding)
     });
@@ -234,6 +340,68 @@ mod tests {
             listed.prompt_uri.map(String::from).as_deref(),
             Some("file:///w/p.md")
         );
+    }
+
+    /// A test file of `n` named cases.
+    fn cases_text(n: usize) -> String {
+        let mut text = String::from("cases:\n");
+        for i in 0..n {
+            text.push_str(&format!("  - name: c{i}\n"));
+        }
+        text
+    }
+
+    fn open(text: &str) -> Source<'static> {
+        Source::Open(Arc::new(text.to_owned()))
+    }
+
+    #[test]
+    fn a_file_past_the_files_bound_is_listed_unread_and_truncated() {
+        let uri = Url::parse("file:///w/p.test.yaml").unwrap();
+        let mut budget = Budget::default();
+        let mut big = cases_text(3);
+        big.push_str(&"#".repeat(MAX_LISTED_FILE_BYTES - big.len()));
+        let listed = budget
+            .list(&uri, open(&big), PositionEncoding::Utf16)
+            .unwrap();
+        assert_eq!((listed.cases.len(), listed.truncated), (3, false));
+        big.push('#');
+        let listed = budget
+            .list(&uri, open(&big), PositionEncoding::Utf16)
+            .unwrap();
+        assert_eq!(listed, unread(&uri));
+        assert_eq!(budget.bytes, MAX_LISTED_BYTES - MAX_LISTED_FILE_BYTES);
+        assert_eq!(budget.cases, MAX_LISTED_CASES - 3);
+    }
+
+    #[test]
+    fn the_listings_bytes_and_cases_in_all_are_bounded() {
+        let uri = Url::parse("file:///w/p.test.yaml").unwrap();
+        let text = cases_text(4);
+        let encoding = PositionEncoding::Utf16;
+        let mut budget = Budget {
+            bytes: 2 * text.len() + 1,
+            cases: 10,
+        };
+        for _ in 0..2 {
+            let listed = budget.list(&uri, open(&text), encoding).unwrap();
+            assert_eq!((listed.cases.len(), listed.truncated), (4, false));
+        }
+        // The third would take the listing past its bytes; a smaller one fits.
+        assert_eq!(budget.list(&uri, open(&text), encoding), Some(unread(&uri)));
+        let listed = budget.list(&uri, open(""), encoding).unwrap();
+        assert!(!listed.truncated && listed.cases.is_empty());
+        // Cases: the first ones of a file past the bound, then none.
+        let mut budget = Budget {
+            bytes: MAX_LISTED_BYTES,
+            cases: 6,
+        };
+        let listed = budget.list(&uri, open(&text), encoding).unwrap();
+        assert_eq!((listed.cases.len(), listed.truncated), (4, false));
+        let listed = budget.list(&uri, open(&text), encoding).unwrap();
+        let names: Vec<&str> = listed.cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!((names, listed.truncated), (vec!["c0", "c1"], true));
+        assert_eq!(budget.list(&uri, open(&text), encoding), Some(unread(&uri)));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 // run sends (`promptforge.test` per file or case), what a `caseFinished` event
 // makes of a case (passed, or failed with one message per failed expectation,
 // placed at its line, with a diff when both texts are there), which test files
-// a saved file affects, and the link to a failed case's trace.
+// a saved file affects, what a file listed without all its cases says, and the
+// link to a failed case's trace.
 
 import type { Position } from './events.mts';
 
@@ -24,13 +25,26 @@ export interface ListedFile {
   uri: string;
   promptUri: string | null;
   cases: ListedCase[];
+  /** Its cases are not all listed: the file is larger than a listing reads (none is), or the answer's cases ran out (the first ones are). */
+  truncated?: boolean;
 }
 
 /** The answer of `promptforge/tests`. */
 export interface TestsAnswer {
   files: ListedFile[];
+  /** A bound of the listing was reached: files or cases are left out. */
   truncated?: boolean;
 }
+
+/** What a listed file's item says beside its name: why its cases are not all there, if they are not. */
+export function listingNote(file: ListedFile): string | undefined {
+  if (!file.truncated) return undefined;
+  return file.cases.length === 0 ? 'cases not listed: past what the listing reads' : 'not all cases listed';
+}
+
+/** The warning shown (once a session) when the server's listing reached its bounds. */
+export const TRUNCATED_LISTING =
+  'PromptForge lists only part of the workspace\'s tests: a test file over 1 MiB, or past 16 MiB read or 10,000 cases in all, is listed without its cases (run it with `promptforge test`).';
 
 /** One failed expectation of `caseFinished.details`. */
 export interface FailureDetail {

@@ -32,8 +32,12 @@ export const TRUSTED_COMMANDS = {
 
 export type TrustedCommand = keyof typeof TRUSTED_COMMANDS;
 
-/** The settings a workspace may not set in Restricted Mode (they name the program that starts). */
-export const RESTRICTED_SETTINGS = ['promptforge.server.path', 'promptforge.server.extraArgs'];
+/**
+ * The settings a workspace may not set in Restricted Mode: they name the
+ * program that starts, or the address every diagnostic links to (a folder's
+ * settings could send a reader of its problems anywhere).
+ */
+export const RESTRICTED_SETTINGS = ['promptforge.server.path', 'promptforge.server.extraArgs', 'promptforge.bookUrl'];
 
 /** The button of the refusal that opens the workbench's Workspace Trust editor. */
 export const MANAGE_TRUST = 'Manage Workspace Trust';
