@@ -13,7 +13,9 @@
 -- The report's shape is `promptforge test --format json`'s (testing.md):
 -- `files[]` with `file`, `problems` (check's JSON problems) and `cases[]`,
 -- each with `name`, `status` and `failures[]` (`what`, `message`, `line`,
--- `column` in characters, `text`); `passed`, `failed`, `skipped`.
+-- `column` in characters, `text`); `passed`, `failed`, `skipped`; `errors[]`
+-- (`path`, `message`) for paths it could not use, and `error` (`kind`,
+-- `message`) when it refused to run at all.
 local config = require('promptforge.config')
 local trust = require('promptforge.trust')
 
@@ -300,8 +302,20 @@ local function finished(id, cwd, result)
   end
   local found = M.findings(report, cwd)
   show(found)
+  -- The binary's own `promptforge: ...` lines: the report's `errors` (paths it
+  -- could not use) and `error` (why nothing ran), and anything on stderr.
+  local lines = {}
+  for _, e in ipairs(type(report.errors) == 'table' and report.errors or {}) do
+    table.insert(lines, ('promptforge: %s: %s'):format(e.path, e.message))
+  end
+  if type(report.error) == 'table' and type(report.error.message) == 'string' then
+    table.insert(lines, 'promptforge: ' .. report.error.message)
+  end
   if stderr ~= '' then
-    vim.notify(stderr, vim.log.levels.ERROR) -- the binary's own `promptforge: ...` lines
+    table.insert(lines, stderr)
+  end
+  if #lines > 0 then
+    vim.notify(table.concat(lines, '\n'), vim.log.levels.ERROR)
   end
   notify(M.summary(report), (report.failed > 0 or result.code ~= 0) and vim.log.levels.WARN or vim.log.levels.INFO)
   vim.api.nvim_exec_autocmds('User', { pattern = 'PromptForgeTestDone', modeline = false,
