@@ -129,13 +129,10 @@ fn print(format: CatalogFormat, text: String, object: Value) -> Exit {
             .map_err(io::Error::other)
             .and_then(|()| writeln!(out)),
     };
-    match written.and_then(|()| out.flush()) {
-        Ok(()) => Exit::Ok,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Ok,
-        Err(e) => {
-            eprintln!("promptforge: cannot write the output: {e}");
-            Exit::Usage
-        }
+    if crate::output::failed_to_write(written.and_then(|()| out.flush())) {
+        Exit::Usage
+    } else {
+        Exit::Ok
     }
 }
 

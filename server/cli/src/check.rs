@@ -83,11 +83,8 @@ pub fn run(args: &CheckArgs, global: &GlobalArgs) -> Exit {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let written = output::write(args.format, &problems, &mut out).and_then(|()| out.flush());
-    if let Err(error) = written {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("promptforge: cannot write the output: {error}");
-            return Exit::Usage;
-        }
+    if output::failed_to_write(written) {
+        return Exit::Usage;
     }
     if global.verbose {
         eprintln!("{checked} file(s) checked, {} problem(s)", problems.len());

@@ -28,12 +28,9 @@ pub fn man() -> Exit {
 
 fn write(bytes: &[u8]) -> Exit {
     let mut stdout = io::stdout().lock();
-    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
-        Ok(()) => Exit::Ok,
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Exit::Ok,
-        Err(error) => {
-            eprintln!("promptforge: cannot write the output: {error}");
-            Exit::Usage
-        }
+    if crate::output::failed_to_write(stdout.write_all(bytes).and_then(|()| stdout.flush())) {
+        Exit::Usage
+    } else {
+        Exit::Ok
     }
 }

@@ -49,11 +49,7 @@ impl Refusal {
             }
             RunFormat::Json => {
                 let object = report::json_refusal(self.kind, &self.message, self.position);
-                if let Err(error) = print_json(&object) {
-                    if error.kind() != io::ErrorKind::BrokenPipe {
-                        eprintln!("promptforge: cannot write the output: {error}");
-                    }
-                }
+                crate::output::failed_to_write(print_json(&object));
             }
         }
         self.exit
@@ -214,11 +210,8 @@ fn run_or_refuse(args: &RunArgs, global: &GlobalArgs) -> Result<Exit, Refusal> {
         }
         RunFormat::Json => print_json(&report::json_object(&outcome)),
     };
-    if let Err(error) = written {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("promptforge: cannot write the output: {error}");
-            return Ok(Exit::Usage);
-        }
+    if crate::output::failed_to_write(written) {
+        return Ok(Exit::Usage);
     }
     let cancelled = outcome
         .error

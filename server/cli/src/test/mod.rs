@@ -135,12 +135,8 @@ fn pass_reading(args: &TestArgs, global: &GlobalArgs, scope: &Scope, inputs: &mu
             (results, written.and_then(|()| out.flush()))
         }
     };
-    if let Err(error) = written {
-        // A closed pipe (`| head`) ends the output quietly; the exit status stands.
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("promptforge: cannot write the output: {error}");
-            return Exit::Usage;
-        }
+    if crate::output::failed_to_write(written) {
+        return Exit::Usage;
     }
     runtime.shutdown_timeout(Duration::from_millis(100));
     let trace_failed = match &args.trace {
@@ -171,11 +167,7 @@ fn refuse(format: TestFormat, message: &str) -> Exit {
 fn refuse_all(format: TestFormat, messages: &[&str]) -> Exit {
     if format == TestFormat::Json {
         let written = json::write_refusal(&messages.join("\n"), &mut io::stdout().lock());
-        if let Err(error) = written {
-            if error.kind() != io::ErrorKind::BrokenPipe {
-                eprintln!("promptforge: cannot write the output: {error}");
-            }
-        }
+        crate::output::failed_to_write(written);
     } else {
         for message in messages {
             eprintln!("promptforge: {message}");
